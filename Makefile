@@ -1,0 +1,36 @@
+# Everything a fresh clone needs: `make run` and `make test` create the virtualenv themselves.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test strength bench lint openapi clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[embedded,dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m api.devserver
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+strength: $(STAMP)
+	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python -m ai.bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+openapi: $(STAMP)
+	$(BIN)/python -m api.openapi > openapi.yaml
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

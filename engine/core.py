@@ -1,0 +1,290 @@
+"""The engine protocol every game implements, and the vocabulary shared by all games.
+
+A game is a `Game` subclass instance: a descriptor (`info`) plus pure functions
+over states. States are mutable, cheap to `clone()`, and hold no random
+generator: randomness enters only through chance nodes, which the caller
+resolves (the match service with the match's seeded generator, the search by
+sampling). Nothing here does I/O.
+
+Two ways to advance a state, as in python-chess:
+
+- `apply(state, move)` is the checked edge: validates, raises `IllegalMove`
+  naming the rule, returns a new state and leaves the input untouched.
+- `step(state, move)` is the fast core used by the search: no validation,
+  mutates in place.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.errors import IllegalMove, InvalidMove, InvalidOptions
+
+Seat = int
+Move = Hashable  # a game's own small value object (NamedTuple recommended)
+Json = Any       # a JSON-compatible value: dict, list, str, int, float, bool, None
+
+CHANCE: int = -1    # current_player() when chance acts next (a draw, a roll)
+TERMINAL: int = -2  # current_player() when the game is over
+
+
+# --- descriptors: a game described by data --------------------------------
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One match option: its name, allowed values and default."""
+
+    name: str
+    description: str
+    default: Any
+    choices: tuple[Any, ...] = ()  # empty: any value of `type`
+    type: str = "string"           # JSON type name: "string", "integer", "boolean"
+
+    def validate(self, value: Any) -> Any:
+        """Return the value if it is allowed, else raise InvalidOptions."""
+        expected = {"string": str, "integer": int, "boolean": bool}[self.type]
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise InvalidOptions({self.name: [f"must be a {self.type}"]})
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise InvalidOptions({self.name: [f"must be one of: {allowed}"]})
+        return value
+
+    def to_json(self) -> dict[str, Json]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "type": self.type,
+            "default": self.default,
+            "choices": list(self.choices),
+        }
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What generic code (API, bots, tests) needs to know about a game."""
+
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...]
+    rules_file: str                 # path of the rules document, relative to the repository
+    hidden_information: bool        # True when views differ between seats
+    summary: str = ""
+
+    def option(self, name: str) -> OptionSpec:
+        for spec in self.options:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: per-seat scores, winners (ties allowed), ranks, why."""
+
+    scores: tuple[float, ...]
+    winners: tuple[Seat, ...]
+    reason: str                       # e.g. "hands_empty", "fifteen_points", "special_victory"
+    ranks: tuple[int, ...] = field(default=())  # 1 = best; equal scores share a rank
+
+    def to_json(self) -> dict[str, Json]:
+        return {
+            "scores": list(self.scores),
+            "winners": list(self.winners),
+            "ranks": list(self.ranks),
+            "reason": self.reason,
+        }
+
+
+def ranks_for(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Competition ranks (1 = best) for per-seat sort keys where larger is better."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+
+
+# --- the protocol ---------------------------------------------------------
+
+
+class State:
+    """Base class of game states. Subclasses use __slots__ and compact fields."""
+
+    __slots__ = ()
+
+    def clone(self) -> State:  # pragma: no cover - every game overrides
+        raise NotImplementedError
+
+
+class Game:
+    """The engine protocol. One instance per game, registered by `info.id`."""
+
+    info: ClassVar[GameInfo]
+    #: Version of the `encode` format; `decode` refuses other versions.
+    snapshot_version: ClassVar[int] = 1
+
+    # options ------------------------------------------------------------
+
+    def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Fill defaults and check every option; unknown names are refused."""
+        options = dict(options or {})
+        known = {spec.name for spec in self.info.options}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise InvalidOptions({name: ["unknown option"] for name in unknown})
+        return {
+            spec.name: spec.validate(options[spec.name]) if spec.name in options else spec.default
+            for spec in self.info.options
+        }
+
+    def validate_players(self, num_players: int) -> None:
+        info = self.info
+        if not info.min_players <= num_players <= info.max_players:
+            raise InvalidOptions(
+                {"seats": [f"{info.title} takes {info.min_players} to {info.max_players} players"]}
+            )
+
+    # life cycle ------------------------------------------------------------
+
+    def new_state(self, num_players: int, options: Mapping[str, Any] | None = None) -> State:
+        """The state before anything happens; chance usually acts first (deal, first player)."""
+        raise NotImplementedError
+
+    def num_players(self, state: State) -> int:
+        raise NotImplementedError
+
+    def current_player(self, state: State) -> int:
+        """A seat (0-based), CHANCE or TERMINAL."""
+        raise NotImplementedError
+
+    def is_terminal(self, state: State) -> bool:
+        return self.current_player(state) == TERMINAL
+
+    def chance_outcomes(self, state: State) -> list[tuple[Move, float]]:
+        """At a chance node: every outcome (a move) with its probability."""
+        raise NotImplementedError
+
+    def legal_moves(self, state: State) -> list[Move]:
+        """The moves of the seat to act; empty at chance and terminal states."""
+        raise NotImplementedError
+
+    def step(self, state: State, move: Move) -> None:
+        """Unchecked, in-place transition: the search's hot path."""
+        raise NotImplementedError
+
+    def apply(self, state: State, move: Move) -> State:
+        """Checked transition: a new state, or IllegalMove naming the broken rule."""
+        self.check_move(state, move)
+        after = state.clone()
+        self.step(after, move)
+        return after
+
+    def check_move(self, state: State, move: Move) -> None:
+        """Raise IllegalMove (with the rule id) unless `move` is legal in `state`.
+
+        Games override this to name the precise rule; the default only knows
+        whether the move is in the legal list.
+        """
+        player = self.current_player(state)
+        if player == TERMINAL:
+            raise IllegalMove("game_over", "the game is over", move)
+        if player == CHANCE:
+            outcomes = [outcome for outcome, _ in self.chance_outcomes(state)]
+            if move not in outcomes:
+                raise IllegalMove("chance", f"{move!r} is not a possible chance outcome", move)
+            return
+        if move not in self.legal_moves(state):
+            raise IllegalMove("illegal", f"{move!r} is not legal now", move)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The result once terminal, else None."""
+        raise NotImplementedError
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        """Per-seat rewards in [0, 1] at a terminal state, for the search.
+
+        Default: 1 for each winner (tied winners all get 1), 0 for the others.
+        Games may shape it, e.g. with a small bonus for the score margin.
+        """
+        outcome = self.outcome(state)
+        assert outcome is not None, "returns() needs a terminal state"
+        winners = set(outcome.winners)
+        return tuple(1.0 if seat in winners else 0.0 for seat in range(len(outcome.scores)))
+
+    # fast paths the search uses; defaults are generic ------------------------
+
+    def sample_chance(self, state: State, rng: random.Random) -> Move:
+        """Draw one chance outcome with its probability."""
+        outcomes = self.chance_outcomes(state)
+        moves = [move for move, _ in outcomes]
+        weights = [p for _, p in outcomes]
+        return rng.choices(moves, weights)[0]
+
+    def playout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Play uniformly random moves (and sampled chance) to the end; return `returns`.
+
+        Mutates `state`. Games may override with a faster equivalent.
+        """
+        while True:
+            player = self.current_player(state)
+            if player == TERMINAL:
+                return self.returns(state)
+            if player == CHANCE:
+                self.step(state, self.sample_chance(state, rng))
+            else:
+                self.step(state, rng.choice(self.legal_moves(state)))
+
+    # information -------------------------------------------------------------
+
+    def view(self, state: State, seat: Seat | None) -> dict[str, Json]:
+        """What `seat` (None: a spectator) may see, as JSON. Never hidden cards or seeds."""
+        raise NotImplementedError
+
+    def log_entry(self, state: State, move: Move, seat: Seat | None) -> Json:
+        """How `move`, about to be applied to `state`, appears to `seat` (None: public).
+
+        Returns the move's JSON, or a redacted form when it reveals hidden
+        information (e.g. the card a player drew, shown only to that player).
+        """
+        return self.move_to_json(move)
+
+    def determinize(self, state: State, seat: Seat, rng: random.Random) -> State:
+        """A full state consistent with everything `seat` has seen."""
+        raise NotImplementedError
+
+    # serialisation -------------------------------------------------------------
+
+    def move_to_json(self, move: Move) -> Json:
+        return move.to_json()  # type: ignore[attr-defined]
+
+    def move_from_json(self, data: Json) -> Move:
+        """Parse a move's canonical JSON form; raise InvalidMove when malformed."""
+        raise NotImplementedError
+
+    def encode(self, state: State) -> dict[str, Json]:
+        """A compact JSON snapshot: {"v": snapshot_version, ...}."""
+        raise NotImplementedError
+
+    def decode(self, data: Mapping[str, Json]) -> State:
+        raise NotImplementedError
+
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "Game",
+    "GameInfo",
+    "IllegalMove",
+    "InvalidMove",
+    "InvalidOptions",
+    "Json",
+    "Move",
+    "OptionSpec",
+    "Outcome",
+    "Seat",
+    "State",
+    "ranks_for",
+]
