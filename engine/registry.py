@@ -33,7 +33,9 @@ def all_games() -> list[Game]:
 
 def _load_builtin_games() -> None:
     # One import and one register() per game module; each module builds its Game instance.
-    pass
+    from engine import witches
+
+    register(witches.GAME)
 
 
 _load_builtin_games()

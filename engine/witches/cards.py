@@ -1,0 +1,125 @@
+"""The Witches' Wheel vocabulary: cards, colours, values, bit masks and the wheel's ranking.
+
+A card is an int `colour * 9 + (value - 1)` in 0..53; a set of cards is an int
+bit mask with bit `card` set. Everything here is a constant table or a pure
+helper, so the rules and the playout can index instead of compute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+Card = int
+CardSet = int  # bit mask over the 54 cards
+
+COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "violet")  # W1
+VALUES: tuple[int, ...] = tuple(range(1, 10))
+NUM_CARDS = 54
+HAND_SIZE = 6  # W4
+ALL_CARDS: CardSet = (1 << NUM_CARDS) - 1
+
+WHEEL_SIDES: tuple[str, ...] = ("decreasing", "increasing")  # W2; the first is the default
+
+#: per card: its bit, colour index, value (1..9) and name ("red-7")
+BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
+COLOUR: tuple[int, ...] = tuple(c // 9 for c in range(NUM_CARDS))
+VALUE: tuple[int, ...] = tuple(c % 9 + 1 for c in range(NUM_CARDS))
+NAMES: tuple[str, ...] = tuple(f"{COLOURS[c // 9]}-{c % 9 + 1}" for c in range(NUM_CARDS))
+CARD_BY_NAME: dict[str, Card] = {name: c for c, name in enumerate(NAMES)}
+
+TRUMP_BONUS = 16  # added to a trump's strength so that any trump beats any non-trump
+
+
+def parse_card(name: str) -> Card:
+    """The card named `name` ("red-7"); KeyError when there is no such card."""
+    return CARD_BY_NAME[name]
+
+
+def card_name(card: Card) -> str:
+    """The readable name of a card index, e.g. "blue-3"."""
+    return NAMES[card]
+
+
+def mask_of(cards: Iterable[Card]) -> CardSet:
+    """The bit mask holding exactly `cards`."""
+    mask = 0
+    for card in cards:
+        mask |= BIT[card]
+    return mask
+
+
+# --- fast set helpers: one 9-bit chunk per colour ------------------------------
+
+_CHUNK_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(tuple(9 * colour + i for i in range(9) if chunk >> i & 1) for chunk in range(512))
+    for colour in range(len(COLOURS))
+)
+_CHUNK_SCORE: tuple[int, ...] = tuple(
+    sum(i + 1 for i in range(9) if chunk >> i & 1) for chunk in range(512)
+)
+
+
+def cards_of(mask: CardSet) -> list[Card]:
+    """The cards of a mask as a new list, in index order."""
+    out: list[Card] = []
+    colour = 0
+    while mask:
+        chunk = mask & 511
+        if chunk:
+            out += _CHUNK_CARDS[colour][chunk]
+        mask >>= 9
+        colour += 1
+    return out
+
+
+def score_of(mask: CardSet) -> int:
+    """Magic Points of a set of captured witches: the sum of their values (W14)."""
+    total = 0
+    while mask:
+        total += _CHUNK_SCORE[mask & 511]
+        mask >>= 9
+    return total
+
+
+# --- the wheel (W3) -------------------------------------------------------------
+
+
+def ranking(value: int, increasing: bool) -> list[int]:
+    """Values from strongest to weakest when the wheel points at `value` (W3)."""
+    step = 1 if increasing else -1
+    return [(value - 1 + step * d) % 9 + 1 for d in range(9)]
+
+
+def strength(card_value: int, wheel_value: int, increasing: bool) -> int:
+    """0 (weakest) .. 8 (strongest): where `card_value` sits on the wheel (W3)."""
+    distance = (card_value - wheel_value) % 9 if increasing else (wheel_value - card_value) % 9
+    return 8 - distance
+
+
+def _keys_for(trump: Card, increasing: bool) -> tuple[int, ...]:
+    colour, value = COLOUR[trump], VALUE[trump]
+    return tuple(
+        strength(VALUE[c], value, increasing) + (TRUMP_BONUS if COLOUR[c] == colour else 0)
+        for c in range(NUM_CARDS)
+    )
+
+
+#: KEYS[increasing][trump][card]: the card's trick-taking key under that trump card (W8).
+#: A key >= TRUMP_BONUS is a trump; otherwise the card only counts if it is of the led colour.
+KEYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(_keys_for(trump, increasing) for trump in range(NUM_CARDS)) for increasing in (False, True)
+)
+
+
+def trick_winner_index(trick: tuple[Card, ...], trump: Card, increasing: bool) -> int:
+    """Index in `trick` of the winning card: strongest trump, else strongest of the led colour (W8)."""
+    keys = KEYS[increasing][trump]
+    led = COLOUR[trick[0]]
+    best = -1
+    best_index = 0
+    for index, card in enumerate(trick):
+        key = keys[card]
+        if key > best and (key >= TRUMP_BONUS or COLOUR[card] == led):
+            best = key
+            best_index = index
+    return best_index
