@@ -1,0 +1,1 @@
+"""Game-agnostic bots: information-set MCTS over the engine protocol, bot levels, arena, bench."""

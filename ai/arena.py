@@ -1,0 +1,192 @@
+"""Bot-vs-bot matches through the engine's checked edge, with win rates and Wilson intervals.
+
+Games are played exactly as the match service plays them: chance resolved by
+`engine.chance.resolve_chance` from a per-game seed, every move applied with
+the checked `Game.apply`. Seats alternate between games so that neither side
+keeps the advantage of moving first. A shared win counts as 1/k for k
+winners (half, in a two-player game).
+
+    python -m ai.arena witches hard random --games 200 --processes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ai.levels import Level, get_level
+from ai.search import choose_move
+from engine.chance import resolve_chance
+from engine.core import TERMINAL, Game, Move, Seat, State
+from engine.registry import get_game
+
+#: A callable policy: (game, state, seat, rng) -> a legal move.
+PolicyFn = Callable[[Game, State, Seat, random.Random], Move]
+Policy = Level | str | PolicyFn
+
+
+@dataclass
+class GameRecord:
+    """One finished arena game, from the point of view of the first policy ("a")."""
+
+    seat_a: Seat
+    score_a: float          # 1 win, 1/k shared win among k winners, 0 loss
+    moves_a: int
+    seconds_a: float        # thinking time of policy a over the whole game
+
+
+@dataclass
+class MatchResult:
+    """Totals of a match between policy a and policy b."""
+
+    games: int
+    wins: int               # outright wins of a
+    ties: int               # shared wins involving a
+    losses: int
+    score: float            # wins + shared fractions
+    moves_a: int
+    seconds_a: float
+
+    @property
+    def rate(self) -> float:
+        return self.score / self.games if self.games else 0.0
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson score interval for a's win rate (95% by default)."""
+        return wilson_interval(self.score, self.games, z)
+
+    def seconds_per_move(self) -> float:
+        return self.seconds_a / self.moves_a if self.moves_a else 0.0
+
+    def summary(self) -> str:
+        low, high = self.interval()
+        return (
+            f"{self.games} games: {self.wins} won, {self.ties} shared, {self.losses} lost; "
+            f"win rate {self.rate:.3f} (95% CI {low:.3f}-{high:.3f}); "
+            f"{self.seconds_per_move():.3f} s per move"
+        )
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (fractional successes allowed)."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    denom = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play_game(
+    game: Game,
+    policies: Sequence[Policy],
+    seed: str,
+    options: Mapping[str, Any] | None = None,
+) -> tuple[tuple[Seat, ...], list[float]]:
+    """Play one game with one policy per seat; return the winners and each seat's thinking time."""
+    n = len(policies)
+    state = game.new_state(n, game.validate_options(options))
+    rng = random.Random(f"{seed}:bots")
+    state, drawn = resolve_chance(game, state, seed, 0)
+    index = len(drawn)
+    thinking = [0.0] * n
+    while (seat := game.current_player(state)) != TERMINAL:
+        started = time.perf_counter()
+        move = _act(policies[seat], game, state, seat, rng)
+        thinking[seat] += time.perf_counter() - started
+        state = game.apply(state, move)
+        state, drawn = resolve_chance(game, state, seed, index + 1)
+        index += 1 + len(drawn)
+    outcome = game.outcome(state)
+    assert outcome is not None
+    return outcome.winners, thinking
+
+
+def play_match(
+    game: Game | str,
+    a: Policy,
+    b: Policy,
+    games: int,
+    seed: str = "arena",
+    players: int = 2,
+    options: Mapping[str, Any] | None = None,
+    processes: int = 1,
+) -> MatchResult:
+    """Play `games` games of policy a against policy b (in all other seats), a's seat rotating."""
+    if isinstance(game, str):
+        game = get_game(game)
+    jobs = [(game, a, b, players, options, f"{seed}:{i}", i % players) for i in range(games)]
+    if processes > 1:
+        with multiprocessing.get_context("fork").Pool(processes) as pool:
+            records = pool.map(_play_one, jobs, chunksize=1)
+    else:
+        records = [_play_one(job) for job in jobs]
+    return MatchResult(
+        games=games,
+        wins=sum(1 for r in records if r.score_a == 1.0),
+        ties=sum(1 for r in records if 0.0 < r.score_a < 1.0),
+        losses=sum(1 for r in records if r.score_a == 0.0),
+        score=sum(r.score_a for r in records),
+        moves_a=sum(r.moves_a for r in records),
+        seconds_a=sum(r.seconds_a for r in records),
+    )
+
+
+# --- helpers ------------------------------------------------------------------
+
+
+def _act(policy: Policy, game: Game, state: State, seat: Seat, rng: random.Random) -> Move:
+    if isinstance(policy, (Level, str)):
+        return choose_move(game, state, seat, policy, rng)
+    return policy(game, state, seat, rng)
+
+
+class _Counting:
+    """Wraps policy a to count its moves (picklable, unlike a closure)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.moves = 0
+
+    def __call__(self, game: Game, state: State, seat: Seat, rng: random.Random) -> Move:
+        self.moves += 1
+        return _act(self.policy, game, state, seat, rng)
+
+
+def _play_one(job: tuple) -> GameRecord:
+    game, a, b, players, options, seed, seat_a = job
+    counted = _Counting(a)
+    policies: list[Policy] = [b] * players
+    policies[seat_a] = counted
+    winners, thinking = play_game(game, policies, seed, options)
+    score = 1.0 / len(winners) if seat_a in winners else 0.0
+    return GameRecord(seat_a, score, counted.moves, thinking[seat_a])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command line: play a match between two levels and print the result."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game")
+    parser.add_argument("a", help="level of the measured bot")
+    parser.add_argument("b", help="level of its opponents")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--seed", default="arena")
+    args = parser.parse_args(argv)
+    get_level(args.a), get_level(args.b)
+    result = play_match(args.game, args.a, args.b, args.games, args.seed, args.players,
+                        processes=args.processes)
+    print(f"{args.game} {args.players}p: {args.a} vs {args.b}: {result.summary()}")
+
+
+if __name__ == "__main__":
+    main()

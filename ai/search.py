@@ -1,0 +1,231 @@
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012) for any engine game.
+
+One tree per decision, seen from the searching seat. Each iteration samples a
+determinization (a full state consistent with what the seat knows), walks the
+tree choosing among the moves legal in *that* sample with UCB1 using
+availability counts, samples chance outcomes without making nodes for them,
+expands one untried move, finishes with the game's fast random playout and
+credits each node with the reward of the seat who moved into it, so any
+number of players works. Nodes keep statistics only; the sample is stepped in
+place with the unchecked `Game.step`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ai.levels import Level, get_level
+from engine.core import CHANCE, TERMINAL, Game, Move, Seat, State
+
+#: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
+EXPLORATION = 0.7
+#: Read the clock once every this many iterations (a power of two).
+CHECK_EVERY = 8
+
+
+@dataclass
+class Progress:
+    """How far a running search is: for progress bars and 'thinking…' displays."""
+
+    iterations: int
+    elapsed: float
+    best_move: Move | None  # most visited so far
+    best_visits: int
+
+
+@dataclass
+class SearchResult:
+    """What a finished search found: the chosen move and the root statistics behind it."""
+
+    move: Move
+    iterations: int
+    elapsed: float
+    visits: dict[Move, int] = field(default_factory=dict)   # root move -> visits
+    values: dict[Move, float] = field(default_factory=dict)  # root move -> mean reward for the seat
+
+
+class _Node:
+    """Statistics of one move in the tree: who made it, visits, availability, summed reward."""
+
+    __slots__ = ("player", "visits", "avail", "reward", "children")
+
+    def __init__(self, player: int) -> None:
+        self.player = player      # seat who made the move leading here (credited with its reward)
+        self.visits = 0
+        self.avail = 0            # times this move was legal when its parent was visited
+        self.reward = 0.0
+        self.children: dict[Move, _Node] = {}
+
+
+def choose_move(
+    game: Game,
+    state: State,
+    seat: int,
+    level: Level | str,
+    rng: random.Random,
+    on_progress: Callable[[Progress], None] | None = None,
+    progress_every: float = 0.25,
+) -> Move:
+    """The move `level` plays for `seat` in `state`: random, forced, or the ISMCTS choice."""
+    if isinstance(level, str):
+        level = get_level(level)
+    legal = _legal_for(game, state, seat)
+    if len(legal) == 1 or (level.iterations <= 0 and level.seconds <= 0):
+        move = legal[0] if len(legal) == 1 else rng.choice(legal)
+        if on_progress is not None:
+            on_progress(Progress(0, 0.0, move, 0))
+        return move
+    return search(
+        game, state, seat, rng,
+        iterations=level.iterations, seconds=level.seconds,
+        on_progress=on_progress, progress_every=progress_every,
+    ).move
+
+
+def search(
+    game: Game,
+    state: State,
+    seat: Seat,
+    rng: random.Random,
+    iterations: int = 0,
+    seconds: float = 0.0,
+    on_progress: Callable[[Progress], None] | None = None,
+    progress_every: float = 0.25,
+    exploration: float = EXPLORATION,
+) -> SearchResult:
+    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap)."""
+    legal = _legal_for(game, state, seat)
+    if iterations <= 0 and seconds <= 0:
+        raise ValueError("a search needs an iteration cap or a time cap")
+    max_iterations = iterations if iterations > 0 else sys.maxsize
+
+    # local aliases: attribute lookups are the loop's main overhead besides the game itself
+    determinize = game.determinize
+    current_player = game.current_player
+    legal_moves = game.legal_moves
+    step = game.step
+    sample_chance = game.sample_chance
+    playout = game.playout
+    returns = game.returns
+    randrange = rng.randrange
+    log = math.log
+    sqrt = math.sqrt
+    clock = time.perf_counter
+    new_node = _Node
+    c = exploration
+    mask = CHECK_EVERY - 1
+
+    root = _Node(-1)
+    start = clock()
+    deadline = start + seconds if seconds > 0 else math.inf
+    next_report = start + progress_every if on_progress is not None else math.inf
+    done = 0
+    while done < max_iterations:
+        sample = determinize(state, seat, rng)
+        if sample is state:  # a perfect-information game may hand back its input: never mutate it
+            sample = state.clone()
+        node = root
+        path = []
+        while True:
+            player = current_player(sample)
+            if player < 0:
+                if player == CHANCE:
+                    step(sample, sample_chance(sample, rng))
+                    continue
+                rewards = returns(sample)
+                break
+            children = node.children
+            get = children.get
+            untried = None
+            best = None
+            best_move = None
+            best_value = -1.0
+            for move in legal_moves(sample):
+                child = get(move)
+                if child is None:
+                    if untried is None:
+                        untried = [move]
+                    else:
+                        untried.append(move)
+                    continue
+                visits = child.visits
+                avail = child.avail + 1
+                child.avail = avail
+                if untried is None:
+                    value = child.reward / visits + c * sqrt(log(avail) / visits)
+                    if value > best_value:
+                        best_value = value
+                        best = child
+                        best_move = move
+            if untried is not None:
+                move = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                child = new_node(player)
+                child.avail = 1
+                children[move] = child
+                path.append(child)
+                step(sample, move)
+                rewards = playout(sample, rng)
+                break
+            path.append(best)
+            step(sample, best_move)
+            node = best
+        for node in path:
+            node.visits += 1
+            node.reward += rewards[node.player]
+        done += 1
+        if not done & mask:
+            now = clock()
+            if now >= deadline:
+                break
+            if now >= next_report:
+                on_progress(_progress(root, legal, done, now - start))  # type: ignore[misc]
+                next_report = now + progress_every
+
+    elapsed = clock() - start
+    if on_progress is not None:
+        on_progress(_progress(root, legal, done, elapsed))
+    visits, values = _root_stats(root, legal)
+    # with no finished iteration (a tiny time cap), any legal move
+    move = max(visits, key=lambda m: (visits[m], values[m])) if visits else rng.choice(legal)
+    return SearchResult(move, done, elapsed, visits, values)
+
+
+# --- helpers ------------------------------------------------------------------
+
+
+def _legal_for(game: Game, state: State, seat: Seat) -> list[Move]:
+    """The real legal moves of `seat`, refusing a search for a seat that is not to act."""
+    player = game.current_player(state)
+    if player != seat:
+        who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(player, f"seat {player}")
+        raise ValueError(f"seat {seat} cannot move: {who} is to act")
+    legal = game.legal_moves(state)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal move")
+    return legal
+
+
+def _root_stats(root: _Node, legal: list[Move]) -> tuple[dict[Move, int], dict[Move, float]]:
+    """Visits and mean rewards of the root moves that are legal in the real state."""
+    visits: dict[Move, int] = {}
+    values: dict[Move, float] = {}
+    children = root.children
+    for move in legal:
+        child = children.get(move)
+        if child is not None and child.visits:
+            visits[move] = child.visits
+            values[move] = child.reward / child.visits
+    return visits, values
+
+
+def _progress(root: _Node, legal: list[Move], done: int, elapsed: float) -> Progress:
+    visits, _ = _root_stats(root, legal)
+    if not visits:
+        return Progress(done, elapsed, None, 0)
+    move = max(visits, key=visits.__getitem__)
+    return Progress(done, elapsed, move, visits[move])
