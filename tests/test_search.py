@@ -1,0 +1,248 @@
+"""ISMCTS through the engine protocol: legality, budgets, progress, reproducibility, known answers.
+
+Fast and deterministic: fixed seeds, iteration caps only (time caps generous),
+no timing assertions. Runs over every registered game plus the toy game.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ai.levels import LEVELS, Level, get_level
+from ai.search import Progress, choose_move, search
+from engine import CHANCE, TERMINAL, all_games, get_game
+from engine.core import Game, State
+from tests.toy_games import TOY, Play, ToyState, ToyTricks, card_of
+
+GAMES: list[Game] = [*all_games(), TOY]
+IDS = [g.info.id for g in GAMES]
+GENEROUS = 60.0  # seconds: a time cap that never binds in these tests
+
+
+def decision_states(game: Game, n: int, seed: int, every: int = 1):
+    """Yield (state, seat) at player decisions along a random game (chance sampled)."""
+    rng = random.Random(seed)
+    state = game.new_state(n, game.validate_options({}))
+    count = 0
+    while (player := game.current_player(state)) != TERMINAL:
+        if player == CHANCE:
+            game.step(state, game.sample_chance(state, rng))
+            continue
+        if count % every == 0:
+            yield state.clone(), player
+        count += 1
+        game.step(state, rng.choice(game.legal_moves(state)))
+
+
+def first_decision(game: Game, n: int, seed: int = 0) -> tuple[State, int]:
+    return next(decision_states(game, n, seed))
+
+
+# --- levels -----------------------------------------------------------------
+
+
+def test_levels_are_ordered_and_serialisable() -> None:
+    assert list(LEVELS) == ["random", "easy", "medium", "hard"]
+    budgets = [(lv.iterations, lv.seconds) for lv in LEVELS.values()]
+    assert budgets == sorted(budgets)
+    assert LEVELS["random"].iterations == 0 and LEVELS["random"].seconds == 0
+    for name, level in LEVELS.items():
+        assert get_level(name) is level
+        assert level.to_json() == {
+            "name": name, "iterations": level.iterations,
+            "seconds": level.seconds, "description": level.description,
+        }
+
+
+def test_unknown_level_is_a_key_error() -> None:
+    with pytest.raises(KeyError):
+        get_level("grandmaster")
+
+
+# --- legality -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_never_returns_an_illegal_move(game: Game) -> None:
+    """Many states of every game and player count; the move is always legal in the real state."""
+    level = Level("test", 40, GENEROUS, "tiny search")
+    rng = random.Random(7)
+    counts = sorted({game.info.min_players, game.info.max_players})
+    for n in counts:
+        for seed in range(2):
+            for state, seat in decision_states(game, n, seed, every=3):
+                legal = game.legal_moves(state)
+                move = choose_move(game, state, seat, level, rng)
+                assert move in legal
+                game.check_move(state, move)  # the checked edge agrees
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_random_level_plays_legal_moves_of_every_kind(game: Game) -> None:
+    rng = random.Random(3)
+    state, seat = next(
+        (s, p) for s, p in decision_states(game, game.info.min_players, 1)
+        if len(game.legal_moves(s)) > 1
+    )
+    legal = game.legal_moves(state)
+    chosen = {choose_move(game, state, seat, "random", rng) for _ in range(200)}
+    assert chosen <= set(legal)
+    assert len(chosen) > 1  # uniform, not always the first move
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_search_does_not_change_the_real_state(game: Game) -> None:
+    state, seat = first_decision(game, game.info.max_players)
+    before = game.encode(state)
+    search(game, state, seat, random.Random(1), iterations=50, seconds=GENEROUS)
+    assert game.encode(state) == before
+
+
+def test_refuses_to_move_for_a_seat_that_is_not_to_act() -> None:
+    state, seat = first_decision(TOY, 2)
+    with pytest.raises(ValueError, match="cannot move"):
+        choose_move(TOY, state, 1 - seat, "easy", random.Random(0))
+    with pytest.raises(ValueError, match="chance"):
+        choose_move(TOY, TOY.new_state(2), 0, "easy", random.Random(0))
+
+
+# --- budget, progress, reproducibility ---------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_respects_the_iteration_budget(game: Game) -> None:
+    state, seat = first_decision(game, game.info.min_players)
+    reports: list[Progress] = []
+    result = search(game, state, seat, random.Random(2), iterations=123, seconds=GENEROUS,
+                    on_progress=reports.append)
+    assert result.iterations == 123
+    assert sum(result.visits.values()) == 123  # every iteration went through one root move
+    assert reports[-1].iterations == 123
+    assert reports[-1].best_move == max(result.visits, key=result.visits.__getitem__)
+
+
+def test_reports_progress_through_the_callback() -> None:
+    state, seat = first_decision(TOY, 3)
+    reports: list[Progress] = []
+    level = Level("test", 400, GENEROUS, "")
+    move = choose_move(TOY, state, seat, level, random.Random(4),
+                       on_progress=reports.append, progress_every=0.0)
+    assert len(reports) > 2  # periodic reports plus the final one
+    iterations = [r.iterations for r in reports]
+    assert iterations == sorted(iterations) and iterations[-1] == 400
+    elapsed = [r.elapsed for r in reports]
+    assert elapsed == sorted(elapsed)
+    assert reports[-1].best_move == move
+    assert all(r.best_visits <= r.iterations for r in reports)
+
+
+def test_no_progress_report_between_long_intervals() -> None:
+    state, seat = first_decision(TOY, 2)
+    reports: list[Progress] = []
+    search(TOY, state, seat, random.Random(4), iterations=300, seconds=GENEROUS,
+           on_progress=reports.append, progress_every=GENEROUS)
+    assert len(reports) == 1 and reports[0].iterations == 300  # only the final report
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_seeded_searches_are_reproducible(game: Game) -> None:
+    state, seat = first_decision(game, game.info.max_players, seed=5)
+    runs = [
+        search(game, state, seat, random.Random(99), iterations=300, seconds=GENEROUS)
+        for _ in range(2)
+    ]
+    assert runs[0].visits == runs[1].visits
+    assert runs[0].values == runs[1].values
+    assert runs[0].move == runs[1].move
+
+
+class _NoSearchToy(ToyTricks):
+    """A toy game whose determinize fails: proves a forced move is returned without searching."""
+
+    def determinize(self, state: ToyState, seat: int, rng: random.Random) -> ToyState:
+        raise AssertionError("searched a forced move")
+
+
+def test_single_legal_move_is_returned_at_once() -> None:
+    game = _NoSearchToy()
+    state, seat = next(
+        (s, p) for s, p in decision_states(game, 2, 0) if len(game.legal_moves(s)) == 1
+    )
+    reports: list[Progress] = []
+    move = choose_move(game, state, seat, "hard", random.Random(0), on_progress=reports.append)
+    assert move == game.legal_moves(state)[0]
+    assert [(r.iterations, r.best_move) for r in reports] == [(0, move)]
+
+
+# --- known answers ----------------------------------------------------------
+
+
+def toy_last_tricks() -> ToyState:
+    """Toy, 2 players, hand 3: seat 0 won trick 1 and leads trick 2 holding 4S (top spade) and 0H.
+
+    Leading 4S takes trick 2 for sure: 2 tricks of 3, a certain win. Leading 0H
+    loses the trick whenever seat 1 holds a heart.
+    """
+    state = TOY.new_state(2, {"hand": 3})
+    state.hands = [1 << card_of("4S") | 1 << card_of("0H"), 1 << card_of("2H") | 1 << card_of("1C")]
+    played = [card_of("3C"), card_of("2C")]
+    dealt = state.hands[0] | state.hands[1]
+    for card in played:
+        dealt |= 1 << card
+    state.dealt = 6
+    state.deck = ((1 << 15) - 1) & ~dealt
+    state.played = (1 << played[0]) | (1 << played[1])
+    state.tricks = [1, 0]
+    state.leader = state.turn = 0
+    return state
+
+
+def test_toy_takes_the_trick_that_wins_the_game() -> None:
+    state = toy_last_tricks()
+    for seed in range(3):
+        move = choose_move(TOY, state, 0, Level("test", 500, GENEROUS, ""), random.Random(seed))
+        assert move == Play(card_of("4S"))
+
+
+def witches_penultimate_trick() -> State:
+    """Witches, 2 players, pile empty, trump green-5 (decreasing: 5 > 4 > 3 …).
+
+    Seat 1 led red-9; seat 0 holds green-4 (the strongest trump left) and
+    orange-1. Seat 1 is 5 points ahead (yellow-8 vs yellow-3). green-4 takes
+    red-9 (+9): seat 0 then leads 12 to 8 with one card each, and the last
+    trick can cost it at most orange-1: a certain win. orange-1 hands seat 1
+    the trick (9 to 3), and the game is very likely lost.
+    """
+    from engine.witches import mask_of, parse_card
+    from engine.witches.state import PLAY, WitchesState
+
+    c = parse_card
+    state = WitchesState.initial(2, increasing=False)
+    state.hands = [mask_of([c("green-4"), c("orange-1")]), mask_of([c("blue-2")])]
+    state.captured = [mask_of([c("yellow-3")]), mask_of([c("yellow-8")])]
+    state.trump = c("green-5")
+    state.trick = (c("red-9"),)
+    used = state.hands[0] | state.hands[1] | state.captured[0] | state.captured[1]
+    used |= mask_of([c("green-5"), c("red-9")])
+    state.pile = 0
+    state.discard = ((1 << 54) - 1) & ~used
+    state.phase = PLAY
+    state.pending = 0
+    state.leader = 1
+    state.turn = 0
+    return state
+
+
+@pytest.mark.skipif("witches" not in {g.info.id for g in all_games()}, reason="witches not registered")
+def test_witches_takes_the_trick_that_wins_the_game() -> None:
+    game = get_game("witches")
+    state = witches_penultimate_trick()
+    from engine.witches import Play
+
+    assert set(game.legal_moves(state)) == {Play.of("green-4"), Play.of("orange-1")}
+    for seed in range(3):
+        result = search(game, state, 0, random.Random(seed), iterations=300, seconds=GENEROUS)
+        assert result.move == Play.of("green-4")
+        assert result.values[Play.of("green-4")] > result.values[Play.of("orange-1")]
