@@ -588,7 +588,7 @@ class CubeGame(Game):
         """Rebuild a state from `encode`; InvalidSnapshot on anything inconsistent."""
         try:
             return _decode(data, self.snapshot_version)
-        except (KeyError, TypeError, ValueError, IndexError, AssertionError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise InvalidSnapshot(f"not a cube snapshot: {exc}") from None
 
 
@@ -733,9 +733,15 @@ def _name(data: dict[str, Any], field: str, names: dict[str, int]) -> int:
     return names[value]
 
 
+def _require(condition: bool, message: str) -> None:
+    """Snapshot validation that survives `python -O` (unlike assert)."""
+    if not condition:
+        raise ValueError(message)
+
+
 def _counts(value: Any, length: int = 4) -> list[int]:
-    assert isinstance(value, list) and len(value) == length, "a list of counts"
-    assert all(_is_int(c) and 0 <= c <= TOTAL for c in value), "counts are small ints"
+    _require(isinstance(value, list) and len(value) == length, "a list of counts")
+    _require(all(_is_int(c) and 0 <= c <= TOTAL for c in value), "counts are small ints")
     return list(value)
 
 
@@ -744,32 +750,37 @@ def _fall_field(value: Any) -> tuple[int, ...] | None:
 
 
 def _decode(data: Mapping[str, Json], version: int) -> CubeState:
-    assert isinstance(data, Mapping), "a JSON object"
-    assert data["v"] == version, f"snapshot version {data.get('v')!r} is not {version}"
+    _require(isinstance(data, Mapping), "a JSON object")
+    _require(data["v"] == version, f"snapshot version {data.get('v')!r} is not {version}")
     n = data["n"]
-    assert _is_int(n) and 2 <= n <= 5, "2 to 5 players"
+    _require(_is_int(n) and 2 <= n <= 5, "2 to 5 players")
     s = CubeState(n)
     s.lid = _counts(data["lid"])
     s.cube = _counts(data["cube"])
     front = data["front"]
-    assert isinstance(front, list) and len(front) == n, "one front per seat"
+    _require(isinstance(front, list) and len(front) == n, "one front per seat")
     s.front = [_counts(row) for row in front]
     s.out = _counts(data["out"])
     up, player, phase, turns = data["up"], data["player"], data["phase"], data["turns"]
-    assert _is_int(up) and 0 <= up < 6, "up is a side"
-    assert _is_int(phase) and 0 <= phase < len(PHASES), "a phase"
-    assert _is_int(player) and (-1 <= player < n) and (player >= 0) == (phase != FIRST), "player"
-    assert _is_int(turns) and turns >= 0, "turns"
+    _require(_is_int(up) and 0 <= up < 6, "up is a side")
+    _require(_is_int(phase) and 0 <= phase < len(PHASES), "a phase")
+    _require(_is_int(player) and (-1 <= player < n) and (player >= 0) == (phase != FIRST), "player")
+    _require(_is_int(turns) and turns >= 0, "turns")
     s.up, s.player, s.phase, s.turns = up, player, phase, turns
     t = data["t"]
-    assert isinstance(t, list) and len(t) == 7, "turn record"
-    assert all(_is_int(x) for x in t[:5]), "turn record ints"
+    _require(isinstance(t, list) and len(t) == 7, "turn record")
+    _require(all(_is_int(x) for x in t[:5]), "turn record ints")
     s.t_seat, s.t_face, s.t_obj, s.t_start, s.t_via = t[:5]
-    assert -1 <= s.t_seat < n and -1 <= s.t_face < 6 and -1 <= s.t_obj < 4, "turn record"
-    assert -1 <= s.t_start < 6 and -1 <= s.t_via < 6, "turn record sides"
+    _require(-1 <= s.t_seat < n and -1 <= s.t_face < 6 and -1 <= s.t_obj < 4, "turn record")
+    _require(-1 <= s.t_start < 6 and -1 <= s.t_via < 6, "turn record sides")
     s.t_mid, s.t_final = _fall_field(t[5]), _fall_field(t[6])
+    if phase in (CHOOSE, VIA, MID, FINAL):
+        _require(s.t_seat == player and s.t_face >= 0 and s.t_start >= 0, "turn in progress")
+        _require(phase != CHOOSE or s.t_face == STARS, "a choice follows stars")
+        _require(phase not in (VIA, MID) or OPPOSITE[s.t_start] == s.t_face, "a half turn")
+        _require(phase != MID or s.t_via >= 0, "an intermediate side")
     hand = s.in_hand()
     for k in range(4):
         total = s.lid[k] + s.cube[k] + s.out[k] + sum(row[k] for row in s.front)
-        assert total + (hand == k) == PER_KIND, f"there are {PER_KIND} of each kind"
+        _require(total + (hand == k) == PER_KIND, f"there are {PER_KIND} of each kind")
     return s
