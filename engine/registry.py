@@ -36,6 +36,9 @@ def _load_builtin_games() -> None:
     from engine import witches
 
     register(witches.GAME)
+    from engine import cube
+
+    register(cube.GAME)
 
 
 _load_builtin_games()
