@@ -123,3 +123,21 @@ def trick_winner_index(trick: tuple[Card, ...], trump: Card, increasing: bool) -
             best = key
             best_index = index
     return best_index
+
+
+def _led_keys_for(trump: Card, led: int, increasing: bool) -> tuple[int, ...]:
+    keys = KEYS[increasing][trump]
+    colour = COLOUR[trump]
+    return tuple(
+        key if COLOUR[c] == colour or COLOUR[c] == led else -1 for c, key in enumerate(keys)
+    )
+
+
+#: LED_KEYS[increasing][trump][led colour][card]: KEYS, with -1 for cards that cannot win (W8).
+LED_KEYS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(_led_keys_for(trump, led, increasing) for led in range(len(COLOURS)))
+        for trump in range(NUM_CARDS)
+    )
+    for increasing in (False, True)
+)

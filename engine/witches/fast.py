@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random as _random
 
-from engine.witches.cards import BIT, COLOUR, KEYS, TRUMP_BONUS, cards_of
+from engine.witches.cards import BIT, COLOUR, LED_KEYS, cards_of
 from engine.witches.rules import returns
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
 
@@ -41,6 +41,12 @@ def determinize(state: WitchesState, seat: int, rng: _random.Random) -> WitchesS
     return s
 
 
+#: SEATS_FROM[n][seat]: the n seats clockwise starting at `seat`
+SEATS_FROM: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((seat + i) % n for i in range(n)) for seat in range(n)) for n in range(7)
+)
+
+
 def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
     """Play uniformly random moves and chance to the end, in place; return `returns(s)`."""
     phase = s.phase
@@ -48,8 +54,9 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
         return returns(s)
     rnd = rng.random
     n = s.n
+    order = SEATS_FROM[n]
     pile = cards_of(s.pile)
-    left = len(pile)
+    pop = pile.pop
     hands = [cards_of(h) for h in s.hands]
     captured = s.captured
     discard = s.discard
@@ -57,23 +64,17 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
     turn = s.turn
     leader = s.leader
     trick = list(s.trick)
-    key_tables = KEYS[s.increasing]
+    led_keys = LED_KEYS[s.increasing]
     history: list[tuple[int, tuple[int, ...], int]] = []
 
-    # --- setup chance (W4–W6) and a state caught between tricks (W11, W12) ---
+    # --- setup chance (W4-W6) and a state caught between tricks (W11, W12) ---
     if phase == DEAL:
         for _ in range(s.pending):
-            i = int(rnd() * left)
-            left -= 1
-            hands[turn].append(pile[i])
-            pile[i] = pile[left]
+            hands[turn].append(pop(int(rnd() * len(pile))))
             turn = turn + 1 if turn + 1 < n else 0
         phase = REVEAL
     if phase == REVEAL:
-        i = int(rnd() * left)
-        left -= 1
-        trump = pile[i]
-        pile[i] = pile[left]
+        trump = pop(int(rnd() * len(pile)))
         phase = FIRST
     if phase == FIRST:
         turn = leader = int(rnd() * n)
@@ -86,74 +87,67 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
             captured[turn] ^= BIT[new]
             discard |= BIT[trump]
             trump = new
-        if left >= n:
+        if len(pile) >= n:
             phase = DRAW
             s.pending = n
-        else:
-            phase = PLAY
     if phase == DRAW:
         for _ in range(s.pending):
-            i = int(rnd() * left)
-            left -= 1
-            hands[turn].append(pile[i])
-            pile[i] = pile[left]
+            hands[turn].append(pop(int(rnd() * len(pile))))
             turn = turn + 1 if turn + 1 < n else 0
-        turn = leader
 
-    # --- tricks (W7–W13) ---
+    # --- tricks (W7-W13) ---
     while True:
-        t = turn
-        for _ in range(n - len(trick)):
-            hand = hands[t]
-            i = int(rnd() * len(hand))
-            card = hand[i]
-            hand[i] = hand[-1]
-            hand.pop()
+        if trick:  # only when starting mid-trick
+            keys = led_keys[trump][COLOUR[trick[0]]]
+            best = -1
+            for i, card in enumerate(trick):
+                if keys[card] > best:
+                    best = keys[card]
+                    winner = order[leader][i]
+                    wcard = card
+            followers = order[leader][len(trick):]
+            mask = 0
+            for card in trick:
+                mask |= BIT[card]
+        else:
+            card = hands[leader].pop(int(rnd() * len(hands[leader])))
+            trick = [card]
+            keys = led_keys[trump][COLOUR[card]]
+            best = keys[card]
+            winner = leader
+            wcard = card
+            followers = order[leader][1:]
+            mask = BIT[card]
+        size = len(hands[followers[0]])
+        for seat in followers:
+            card = hands[seat].pop(int(rnd() * size))
             trick.append(card)
-            t = t + 1 if t + 1 < n else 0
-        keys = key_tables[trump]
-        led = COLOUR[trick[0]]
-        best = -1
-        index = 0
-        mask = 0
-        for i in range(n):
-            card = trick[i]
             mask |= BIT[card]
-            key = keys[card]
-            if key > best and (key >= TRUMP_BONUS or COLOUR[card] == led):
-                best = key
-                index = i
-        winner = leader + index
-        if winner >= n:
-            winner -= n
-        own = BIT[trick[index]]
-        captured[winner] |= mask ^ own
+            if keys[card] > best:
+                best = keys[card]
+                winner = seat
+                wcard = card
+        own = BIT[wcard]
+        captured[winner] |= mask ^ own  # W10
         discard |= own
         history.append((leader, tuple(trick), winner))
-        leader = turn = winner
-        if not hands[winner]:
+        leader = winner  # W9
+        if size == 1:  # W13: hands are empty, that was the last trick
             break
-        # W11: keep, or give up one of the n-1 cards just captured
-        r = int(rnd() * n)
-        if r:
-            new = trick[r - 1 if r - 1 < index else r]
-            captured[winner] ^= BIT[new]
+        # W11: keep (when the pick is the winner's own card) or give up a captured card
+        card = trick[int(rnd() * n)]
+        if card != wcard:
+            captured[winner] ^= BIT[card]
             discard |= BIT[trump]
-            trump = new
+            trump = card
         trick = []
-        # W12
-        if left >= n:
-            t = winner
-            for _ in range(n):
-                i = int(rnd() * left)
-                left -= 1
-                hands[t].append(pile[i])
-                pile[i] = pile[left]
-                t = t + 1 if t + 1 < n else 0
+        if len(pile) >= n:  # W12
+            for seat in order[winner]:
+                hands[seat].append(pop(int(rnd() * len(pile))))
 
     rest = 0
-    for i in range(left):
-        rest |= BIT[pile[i]]
+    for card in pile:
+        rest |= BIT[card]
     s.pile = rest
     s.hands = [0] * n
     s.discard = discard
