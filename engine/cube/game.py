@@ -462,8 +462,7 @@ class CubeGame(Game):
                 lid[obj] -= 1
             fell = None
             if OPPOSITE[start] == face:      # half turn: intermediate exposure (C10, C11)
-                via = randrange(4)
-                via = [sd for sd in range(6) if sd != start and sd != face][via]
+                via = _HALF_TURN_VIAS[start][randrange(4)]
                 fell = _random_fall(cube, HOLES[OPPOSITE[via]], rand)
                 if fell is not None and obj >= 0:   # C12: the object goes back to the lid
                     lid[obj] += 1
@@ -596,6 +595,12 @@ GAME = CubeGame()
 
 
 # --- private helpers -----------------------------------------------------------
+
+
+#: For each side up, the four sides a half turn may pass through (all but it and its opposite).
+_HALF_TURN_VIAS: tuple[tuple[Side, ...], ...] = tuple(
+    tuple(side for side in range(6) if is_adjacent(side, up)) for up in range(6)
+)
 
 
 def _is_via(side: Side, start: Side, target: Side) -> bool:
