@@ -52,13 +52,15 @@ class SearchResult:
 class _Node:
     """Statistics of one move in the tree: who made it, visits, availability, summed reward."""
 
-    __slots__ = ("player", "visits", "avail", "reward", "children")
+    __slots__ = ("player", "visits", "avail", "reward", "mean", "spread", "children")
 
     def __init__(self, player: int) -> None:
         self.player = player      # seat who made the move leading here (credited with its reward)
         self.visits = 0
         self.avail = 0            # times this move was legal when its parent was visited
         self.reward = 0.0
+        self.mean = 0.0           # reward / visits, kept up to date by backpropagation
+        self.spread = 0.0         # exploration / sqrt(visits), likewise: selection only multiplies
         self.children: dict[Move, _Node] = {}
 
 
@@ -113,8 +115,9 @@ def search(
     playout = game.playout
     returns = game.returns
     randrange = rng.randrange
-    log = math.log
     sqrt = math.sqrt
+    log_table = _LOG_TABLE
+    table_size = len(log_table)
     clock = time.perf_counter
     new_node = _Node
     c = exploration
@@ -153,11 +156,11 @@ def search(
                     else:
                         untried.append(move)
                     continue
-                visits = child.visits
                 avail = child.avail + 1
                 child.avail = avail
                 if untried is None:
-                    value = child.reward / visits + c * sqrt(log(avail) / visits)
+                    value = child.mean + child.spread * (
+                        log_table[avail] if avail < table_size else _root_log(avail))
                     if value > best_value:
                         best_value = value
                         best = child
@@ -175,8 +178,12 @@ def search(
             step(sample, best_move)
             node = best
         for node in path:
-            node.visits += 1
-            node.reward += rewards[node.player]
+            visits = node.visits + 1
+            node.visits = visits
+            reward = node.reward + rewards[node.player]
+            node.reward = reward
+            node.mean = reward / visits
+            node.spread = c / sqrt(visits)
         done += 1
         if not done & mask:
             now = clock()
@@ -196,6 +203,14 @@ def search(
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+def _root_log(n: int) -> float:
+    """sqrt(log(n)): the availability part of the exploration term."""
+    return math.sqrt(math.log(n))
+
+
+_LOG_TABLE: list[float] = [0.0] + [_root_log(n) for n in range(1, 1 << 15)]
 
 
 def _legal_for(game: Game, state: State, seat: Seat) -> list[Move]:
