@@ -1,0 +1,64 @@
+"""The RQ job that plays one bot turn: load → search with the level's budget → apply through the service.
+
+Enqueued by the web side as `"ai.jobs.play_bot_turn"` with job id
+`bot-<match>-<version>`. A job whose version is no longer current does nothing,
+so a duplicate or late job is harmless; the move is applied with
+compare-and-set, so two workers racing on one turn apply it once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from redis import Redis
+from rq import get_current_job
+
+from ai.levels import get_level
+from ai.search import Progress, choose_move
+from api.config import Config
+from api.service import MatchService, bot_rng
+
+
+def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
+    """Play the bot turn at `version` of a match, if it is still that turn."""
+    service = MatchService(_connection(), Config.from_env())
+    turn = service.bot_turn(match_id, version)
+    if turn is None:
+        return {"match": match_id, "version": version, "played": False, "reason": "stale"}
+    loaded, seat = turn
+    record, game = loaded.record, loaded.game
+    level = get_level(record.seats[seat].level or "medium")
+    started = time.time()
+    service.report_bot(match_id, version, {"status": "thinking", "iterations": 0, "elapsed": 0.0,
+                                           "best_visits": 0, "best_move": "", "started": repr(started)})
+
+    def on_progress(progress: Progress) -> None:
+        best = game.move_to_json(progress.best_move) if progress.best_move is not None else None
+        service.report_bot(match_id, version, {
+            "status": "thinking",
+            "iterations": progress.iterations,
+            "elapsed": round(progress.elapsed, 3),
+            "best_visits": progress.best_visits,
+            "best_move": json.dumps(best) if best is not None else "",
+        })
+
+    move = choose_move(game, loaded.state.clone(), seat, level, bot_rng(record.seed, version),
+                       on_progress=on_progress)
+    after = service.play_bot(match_id, version, move)
+    return {
+        "match": match_id,
+        "version": version,
+        "played": after is not None,
+        "move": game.move_to_json(move),
+        "seconds": round(time.time() - started, 3),
+    }
+
+
+def _connection() -> Redis:
+    """The worker's Redis connection (the job's own when run by RQ)."""
+    job = get_current_job()
+    if job is not None:
+        return job.connection
+    return Redis.from_url(Config.from_env().REDIS_URL)

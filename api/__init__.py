@@ -1,0 +1,38 @@
+"""The Coven HTTP API: `create_app(config)` builds the Flask application (Flask tutorial factory)."""
+
+from __future__ import annotations
+
+from flask import Flask
+from redis import Redis
+
+from api.config import Config
+
+
+def create_app(config: Config | None = None) -> Flask:
+    """A Flask app wired to Redis and the match service; blueprints are imported here."""
+    from flask_cors import CORS
+
+    from api import docs, games, health, matches
+    from api.errors import register_error_handlers
+    from api.service import MatchService
+
+    config = config or Config.from_env()
+    app = Flask(__name__)
+    app.config.update(config.as_flask())
+    app.json.sort_keys = False  # keep schema field order in responses
+    redis = Redis.from_url(config.REDIS_URL, health_check_interval=30)
+    app.extensions["coven"] = MatchService(redis, config)
+    if config.CORS_ORIGINS:
+        origins = "*" if "*" in config.CORS_ORIGINS else list(config.CORS_ORIGINS)
+        CORS(
+            app,
+            origins=origins,
+            expose_headers=["ETag", "Location", "Idempotent-Replayed"],
+            allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID"],
+        )
+    app.register_blueprint(health.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(matches.bp)
+    app.register_blueprint(docs.bp)
+    register_error_handlers(app)
+    return app

@@ -1,0 +1,86 @@
+"""One configuration object, read from the environment; tests subclass or override it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    return float(value) if value else default
+
+
+def _env_list(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of the web process and the bot worker, with its default."""
+
+    REDIS_URL: str = "redis://localhost:6379/0"
+    PORT: int = 8000
+    #: Finished matches (and every key of theirs) expire this long after the last move.
+    MATCH_TTL_SECONDS: int = 24 * 3600
+    #: Matches still waiting for players expire this long after creation or the last join.
+    WAITING_TTL_SECONDS: int = 24 * 3600
+    #: Active matches with no move for this long are abandoned and expire.
+    IDLE_TTL_SECONDS: int = 7 * 24 * 3600
+    #: How long a stored Idempotency-Key response is replayed.
+    IDEMPOTENCY_TTL_SECONDS: int = 24 * 3600
+    #: Origins allowed by CORS ("*" for any); empty disables CORS headers.
+    CORS_ORIGINS: tuple[str, ...] = ("*",)
+    #: Upper bound of `wait` on GET /v1/matches/{id}.
+    LONG_POLL_MAX_SECONDS: float = 30.0
+    #: An event stream is closed after this long; clients reconnect with Last-Event-ID.
+    SSE_MAX_SECONDS: float = 300.0
+    #: A comment line is sent on an idle event stream this often.
+    SSE_KEEPALIVE_SECONDS: float = 15.0
+    #: RQ queue the bot turns go to.
+    BOT_QUEUE: str = "bots"
+    #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
+    BOT_GRACE_SECONDS: float = 10.0
+    #: Request bodies larger than this are refused with 413.
+    MAX_CONTENT_LENGTH: int = 64 * 1024
+    #: Matches listed by GET /v1/matches at most.
+    LIST_LIMIT: int = 100
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls) -> Config:
+        """The configuration named by the environment, defaults elsewhere."""
+        base = cls()
+        return cls(
+            REDIS_URL=os.environ.get("REDIS_URL", base.REDIS_URL),
+            PORT=_env_int("PORT", base.PORT),
+            MATCH_TTL_SECONDS=_env_int("MATCH_TTL_SECONDS", base.MATCH_TTL_SECONDS),
+            WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
+            IDLE_TTL_SECONDS=_env_int("IDLE_TTL_SECONDS", base.IDLE_TTL_SECONDS),
+            IDEMPOTENCY_TTL_SECONDS=_env_int("IDEMPOTENCY_TTL_SECONDS", base.IDEMPOTENCY_TTL_SECONDS),
+            CORS_ORIGINS=_env_list("CORS_ORIGINS", base.CORS_ORIGINS),
+            LONG_POLL_MAX_SECONDS=_env_float("LONG_POLL_MAX_SECONDS", base.LONG_POLL_MAX_SECONDS),
+            SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),
+            SSE_KEEPALIVE_SECONDS=_env_float("SSE_KEEPALIVE_SECONDS", base.SSE_KEEPALIVE_SECONDS),
+            BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
+            BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
+            MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
+            LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
+        )
+
+    def override(self, **changes: Any) -> Config:
+        """A copy with some settings changed (tests use it)."""
+        return replace(self, **changes)
+
+    def as_flask(self) -> dict[str, Any]:
+        """The settings as Flask config keys."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}

@@ -1,0 +1,69 @@
+"""The OpenAPI document (/openapi.yaml, /openapi.json) and Swagger UI (/docs) from the swagger-ui-bundle package."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, current_app, jsonify, send_from_directory
+from swagger_ui_bundle import swagger_ui_path
+
+bp = Blueprint("docs", __name__)
+
+DOCS_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <title>Coven API</title>
+  <link rel="stylesheet" type="text/css" href="/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js" charset="UTF-8"></script>
+  <script src="/docs/swagger-ui-standalone-preset.js" charset="UTF-8"></script>
+  <script>
+    window.onload = function () {
+      window.ui = SwaggerUIBundle({
+        url: "/openapi.json",
+        dom_id: "#swagger-ui",
+        deepLinking: true,
+        presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+        layout: "StandaloneLayout"
+      });
+    };
+  </script>
+</body>
+</html>
+"""
+
+
+def _spec() -> dict:
+    from api.openapi import spec_dict
+
+    cache = current_app.extensions.setdefault("coven_openapi", {})
+    if "spec" not in cache:
+        cache["spec"] = spec_dict(current_app)
+    return cache["spec"]
+
+
+@bp.get("/openapi.json")
+def openapi_json() -> Response:
+    return jsonify(_spec())
+
+
+@bp.get("/openapi.yaml")
+def openapi_yaml() -> Response:
+    from api.openapi import to_yaml
+
+    return Response(to_yaml(_spec()), mimetype="application/yaml")
+
+
+@bp.get("/docs")
+@bp.get("/docs/")
+def docs_page() -> Response:
+    return Response(DOCS_PAGE, mimetype="text/html")
+
+
+@bp.get("/docs/<path:filename>")
+def docs_asset(filename: str) -> Response:
+    if filename in ("index.html", "swagger-initializer.js"):
+        abort(404)
+    return send_from_directory(str(swagger_ui_path), filename)

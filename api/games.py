@@ -1,0 +1,99 @@
+"""The game catalog: /v1/games and /v1/games/{game}."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from ai.levels import LEVELS
+from api.schemas import GameDetailSchema, GameListSchema
+from engine.core import Game
+from engine.registry import all_games, get_game
+
+bp = Blueprint("games", __name__, url_prefix="/v1/games")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def describe(game: Game) -> dict[str, Any]:
+    """A game's descriptor as the catalog shows it."""
+    info = game.info
+    return {
+        "id": info.id,
+        "title": info.title,
+        "summary": info.summary,
+        "min_players": info.min_players,
+        "max_players": info.max_players,
+        "hidden_information": info.hidden_information,
+        "options": [spec.to_json() for spec in info.options],
+        "bot_levels": [level.to_json() for level in LEVELS.values()],
+    }
+
+
+@bp.get("")
+def list_games() -> Response:
+    """The games you can play.
+    ---
+    get:
+      tags: [games]
+      summary: List the games
+      description: Every game with its player range, options (with defaults) and the bot levels with their budgets.
+      responses:
+        200:
+          description: The catalog
+          content:
+            application/json:
+              schema: GameListSchema
+              example:
+                games:
+                  - id: witches
+                    title: The Witches' Wheel
+                    summary: Trick-taking with hidden hands.
+                    min_players: 2
+                    max_players: 6
+                    hidden_information: true
+                    options: []
+                    bot_levels:
+                      - {name: hard, iterations: 10000, seconds: 1.0, description: "Information-set MCTS: 10,000 simulations or 1 s."}
+    """
+    return jsonify(GameListSchema().dump({"games": [describe(game) for game in all_games()]}))
+
+
+@bp.get("/<game_id>")
+def get_one(game_id: str) -> Response:
+    """One game, with its rules.
+    ---
+    get:
+      tags: [games]
+      summary: One game with its rules
+      parameters:
+        - {name: game_id, in: path, required: true, schema: {type: string}, example: witches}
+      responses:
+        200:
+          description: The game's descriptor and its rules document (Markdown)
+          content:
+            application/json:
+              schema: GameDetailSchema
+              example:
+                id: witches
+                title: The Witches' Wheel
+                summary: Trick-taking with hidden hands.
+                min_players: 2
+                max_players: 6
+                hidden_information: true
+                options: []
+                bot_levels: []
+                rules: "# The Witches' Wheel\\n..."
+        404:
+          description: No such game
+          content:
+            application/problem+json:
+              schema: ProblemSchema
+              example: {type: "https://coven.example/problems/game-not-found", title: Game not found, status: 404, detail: "unknown game 'chess'", instance: /v1/games/chess}
+    """
+    game = get_game(game_id)
+    path = ROOT / game.info.rules_file
+    rules = path.read_text(encoding="utf-8") if path.is_file() else None
+    return jsonify(GameDetailSchema().dump({**describe(game), "rules": rules}))

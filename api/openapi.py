@@ -1,0 +1,144 @@
+"""The OpenAPI 3.1 document, generated from the marshmallow schemas and the views' docstrings.
+
+`python -m api.openapi > openapi.yaml` writes the committed contract; a test
+fails when the committed file differs from what this module generates.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.yaml_utils import load_operations_from_docstring
+from flask import Flask
+
+from api import schemas
+
+TITLE = "Coven"
+VERSION = "1.0.0"
+DESCRIPTION = """\
+Play The Witches' Wheel, The Magic Cube and The Enchanters' Gathering over HTTP,
+against people and Monte-Carlo-tree-search bots.
+
+Create a match (you get a seat token, once), send it as `Authorization: Bearer <token>`,
+read your view, post one of your `legal_moves` verbatim with the `version` you saw,
+and wait for your turn by long-polling (`?after_version=N&wait=30`) or with the
+event stream. Every error is `application/problem+json` (RFC 9457).
+"""
+
+MATCH_VIEW_EXAMPLE: dict[str, Any] = {
+    "id": "4f1c2e9a0b7d3a65",
+    "game": "witches",
+    "version": 3,
+    "status": "active",
+    "to_act": 0,
+    "you": 0,
+    "seats": [
+        {"seat": 0, "type": "human", "level": None, "filled": True},
+        {"seat": 1, "type": "bot", "level": "hard", "filled": True},
+    ],
+    "state": {"hand": ["R7", "B3"], "trick": []},
+    "legal_moves": [{"card": "R7"}, {"card": "B3"}],
+    "outcome": None,
+    "bot": None,
+    "seeded": False,
+    "options": {},
+    "created": "2025-01-01T12:00:00Z",
+    "updated": "2025-01-01T12:00:05Z",
+}
+
+PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
+    "BadRequest": ("Bad request: the body is not JSON, or the query is invalid", 400,
+                   "the body is not valid JSON", {}),
+    "Unauthorized": ("The seat token is missing or holds no seat of this match", 401,
+                     "this token holds no seat of this match", {}),
+    "Forbidden": ("Not your turn, or the match is not active", 403,
+                  "seat 1 is to act, you hold seat 0", {"to_act": 1}),
+    "NotFound": ("No such match or game (or it expired)", 404,
+                 "no match 'abc' (it may have expired)", {}),
+    "Conflict": ("The version is stale, or the seat is taken", 409,
+                 "the match is at version 4, not 3", {"current_version": 4}),
+    "PreconditionFailed": ("If-Match names a stale version", 412,
+                           "the match is at version 4, not 3", {"current_version": 4}),
+    "TooLarge": ("The body is too large", 413, "the request body is larger than 65536 bytes", {}),
+    "UnsupportedMediaType": ("The body is not application/json", 415,
+                             "send the body as application/json", {}),
+    "Invalid": ("Invalid fields", 422, "the request body has invalid fields",
+                {"errors": {"seats": ["Missing data for required field."]}}),
+    "IllegalMove": ("Invalid fields, or a move the rules forbid (rule and legal moves named)", 422,
+                    "W5: you must follow suit", {"rule": "W5", "legal_moves": [{"card": "R7"}]}),
+}
+
+
+def build_spec(app: Flask) -> APISpec:
+    """The APISpec of `app`: schemas, shared responses, then every route's operations."""
+    spec = APISpec(
+        title=TITLE,
+        version=VERSION,
+        openapi_version="3.1.0",
+        plugins=[MarshmallowPlugin()],
+        info={"description": DESCRIPTION},
+        servers=[{"url": "http://localhost:8000", "description": "make run"}],
+    )
+    spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer", "description": "the seat token from create or join"}
+    )
+    spec.components.parameter(
+        "MatchId", "path", {"name": "match_id", "required": True, "schema": {"type": "string"},
+                            "example": "4f1c2e9a0b7d3a65"},
+    )
+    spec.components.example("MatchView", {"summary": "a seat's view", "value": MATCH_VIEW_EXAMPLE})
+    spec.components.example(
+        "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
+    )
+    spec.components.schema("Problem", schema=schemas.ProblemSchema)
+    for name, (description, status, detail, extra) in PROBLEMS.items():
+        example = {
+            "type": "https://coven.example/problems/…",
+            "title": description.split(",")[0].split(":")[0],
+            "status": status,
+            "detail": detail,
+            "instance": "/v1/matches/4f1c2e9a0b7d3a65/moves",
+            **extra,
+        }
+        spec.components.response(name, {
+            "description": description,
+            "content": {"application/problem+json": {"schema": "Problem", "example": example}},
+        })
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, r.endpoint)):
+        if not rule.endpoint.startswith(("health.", "games.", "matches.")):
+            continue
+        view = app.view_functions[rule.endpoint]
+        operations = load_operations_from_docstring(view.__doc__ or "")
+        spec.path(path=_openapi_path(rule.rule), operations=operations)
+    return spec
+
+
+def _openapi_path(rule: str) -> str:
+    """A Flask rule (`/v1/matches/<match_id>`) as an OpenAPI path (`/v1/matches/{match_id}`)."""
+    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule)
+
+
+def spec_dict(app: Flask) -> dict[str, Any]:
+    """The OpenAPI document as a dict."""
+    return build_spec(app).to_dict()
+
+
+def to_yaml(document: dict[str, Any]) -> str:
+    """The document as YAML, keys in generation order."""
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+def main() -> None:
+    """Print the document generated from the code (the committed openapi.yaml)."""
+    from api import create_app
+    from api.config import Config
+
+    print(to_yaml(spec_dict(create_app(Config()))), end="")
+
+
+if __name__ == "__main__":
+    main()

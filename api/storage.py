@@ -1,0 +1,261 @@
+"""Redis storage of matches: every key built here, every write a compare-and-set on the version.
+
+One match lives under one hash tag (`coven:{m:<id>}:…`), so all its keys share
+a cluster slot and one MULTI/EXEC can change them together:
+
+- `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
+                options, seed, seeded, history length, created/updated
+- `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
+- `…:bot`      hash: what the bot to act is doing (version, status, iterations, heartbeat)
+- `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
+- `…:events`   pub/sub channel: one message per change, for long-polls and SSE
+
+Plus one global sorted set (`coven:index`) of matches that can be listed.
+The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from redis import Redis
+from redis.client import Pipeline
+from redis.exceptions import WatchError
+
+T = TypeVar("T")
+
+PREFIX = "coven"
+INDEX_KEY = f"{PREFIX}:index"
+
+
+# --- keys: built here and nowhere else ----------------------------------------
+
+
+def _tag(match_id: str) -> str:
+    return f"{PREFIX}:{{m:{match_id}}}"
+
+
+def match_key(match_id: str) -> str:
+    """The hash holding a match's snapshot and metadata."""
+    return f"{_tag(match_id)}:match"
+
+
+def history_key(match_id: str) -> str:
+    """The append-only list of a match's moves (JSON)."""
+    return f"{_tag(match_id)}:history"
+
+
+def bot_key(match_id: str) -> str:
+    """The hash where the worker reports a thinking bot's progress."""
+    return f"{_tag(match_id)}:bot"
+
+
+def recovery_key(match_id: str, version: int) -> str:
+    """A short-lived lock so that one stuck bot turn is re-enqueued once."""
+    return f"{_tag(match_id)}:recover:{version}"
+
+
+def idempotency_key(match_id: str, seat: int, key: str) -> str:
+    """Where the response to an Idempotency-Key is kept, scoped to one match and seat."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return f"{_tag(match_id)}:idem:{seat}:{digest}"
+
+
+def channel_for(match_id: str) -> str:
+    """The pub/sub channel announcing a match's changes."""
+    return f"{_tag(match_id)}:events"
+
+
+def keys_of(match_id: str) -> list[str]:
+    """Every long-lived key of a match (they share one expiry)."""
+    return [match_key(match_id), history_key(match_id), bot_key(match_id)]
+
+
+# --- records ----------------------------------------------------------------------
+
+
+@dataclass
+class SeatRecord:
+    """One seat: who plays it, and the SHA-256 of its token once a human took it."""
+
+    type: str                      # "human" | "bot"
+    level: str | None = None       # bots only
+    token_hash: str | None = None  # humans, once joined
+
+    @property
+    def filled(self) -> bool:
+        return self.type == "bot" or self.token_hash is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "level": self.level, "token_hash": self.token_hash}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeatRecord:
+        return cls(data["type"], data.get("level"), data.get("token_hash"))
+
+
+@dataclass
+class MatchRecord:
+    """Everything stored about a match except its move history."""
+
+    id: str
+    game: str
+    version: int
+    status: str                      # "waiting" | "active" | "finished"
+    seats: list[SeatRecord]
+    options: dict[str, Any]
+    seed: str
+    seeded: bool
+    snapshot: dict[str, Any]
+    history_length: int
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+
+    def to_redis(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "version": str(self.version),
+            "status": self.status,
+            "seats": json.dumps([seat.to_json() for seat in self.seats]),
+            "options": json.dumps(self.options),
+            "seed": self.seed,
+            "seeded": "1" if self.seeded else "0",
+            "snapshot": json.dumps(self.snapshot, separators=(",", ":")),
+            "history_length": str(self.history_length),
+            "created": repr(self.created),
+            "updated": repr(self.updated),
+        }
+
+    @classmethod
+    def from_redis(cls, raw: dict[bytes, bytes]) -> MatchRecord:
+        data = {key.decode(): value.decode() for key, value in raw.items()}
+        return cls(
+            id=data["id"],
+            game=data["game"],
+            version=int(data["version"]),
+            status=data["status"],
+            seats=[SeatRecord.from_json(seat) for seat in json.loads(data["seats"])],
+            options=json.loads(data["options"]),
+            seed=data["seed"],
+            seeded=data["seeded"] == "1",
+            snapshot=json.loads(data["snapshot"]),
+            history_length=int(data["history_length"]),
+            created=float(data["created"]),
+            updated=float(data["updated"]),
+        )
+
+
+# --- the store ------------------------------------------------------------------
+
+
+class Store:
+    """Reads and compare-and-set writes of matches on one Redis connection."""
+
+    def __init__(self, redis: Redis, ttl_for_status: Callable[[str], int]):
+        self.redis = redis
+        self.ttl_for_status = ttl_for_status
+
+    def load(self, match_id: str, pipe: Redis | Pipeline | None = None) -> MatchRecord | None:
+        """The stored match, or None when it does not exist (or expired)."""
+        raw = (pipe or self.redis).hgetall(match_key(match_id))
+        return MatchRecord.from_redis(raw) if raw else None
+
+    def history(self, match_id: str) -> list[Any]:
+        """Every move of the match, as JSON, in order."""
+        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, -1)]
+
+    def write(self, pipe: Pipeline, record: MatchRecord, appended: list[Any]) -> None:
+        """Queue (inside MULTI) the writes that store `record` and append moves to its history."""
+        mid = record.id
+        pipe.hset(match_key(mid), mapping=record.to_redis())
+        if appended:
+            pipe.rpush(history_key(mid), *[json.dumps(m, separators=(",", ":")) for m in appended])
+        ttl = self.ttl_for_status(record.status)
+        for key in keys_of(mid):
+            pipe.expire(key, ttl)
+
+    def create(self, record: MatchRecord, history: list[Any]) -> None:
+        """Store a new match (its id is fresh, so no compare-and-set is needed)."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            self.write(pipe, record, history)
+            pipe.execute()
+        self.after_write(record)
+
+    def transact(self, match_id: str, change: Callable[[Pipeline], T], *watch: str) -> T:
+        """Run `change(pipe)` under WATCH of the match (and `watch`), retrying on WatchError.
+
+        `change` reads with the pipe in immediate mode, calls `pipe.multi()`,
+        queues its writes and returns; EXEC then succeeds only if nothing it
+        watched changed meanwhile, else the whole change runs again.
+        """
+        with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(match_key(match_id), *watch)
+                    result = change(pipe)
+                    if pipe.explicit_transaction:
+                        pipe.execute()
+                    else:
+                        pipe.unwatch()
+                    return result
+                except WatchError:
+                    continue
+
+    def after_write(self, record: MatchRecord) -> None:
+        """Keep the listing index in step and wake every waiter of the match."""
+        if record.status in ("waiting", "active"):
+            self.redis.zadd(INDEX_KEY, {record.id: record.created})
+        else:
+            self.redis.zrem(INDEX_KEY, record.id)
+        self.publish(record.id, {"kind": "match", "version": record.version})
+
+    def publish(self, match_id: str, message: dict[str, Any]) -> None:
+        """Announce a change on the match's channel."""
+        self.redis.publish(channel_for(match_id), json.dumps(message))
+
+    def listed(self, limit: int) -> list[MatchRecord]:
+        """Waiting and active matches, newest first; forgets index entries that expired."""
+        ids = [raw.decode() for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)]
+        if not ids:
+            return []
+        with self.redis.pipeline(transaction=False) as pipe:
+            for mid in ids:
+                pipe.hgetall(match_key(mid))
+            raws = pipe.execute()
+        records, gone = [], []
+        for mid, raw in zip(ids, raws, strict=True):
+            if raw:
+                records.append(MatchRecord.from_redis(raw))
+            else:
+                gone.append(mid)
+        if gone:
+            self.redis.zrem(INDEX_KEY, *gone)
+        return records
+
+    # idempotency records -----------------------------------------------------------
+
+    def idempotent_response(self, pipe: Redis | Pipeline, key: str) -> dict[str, Any] | None:
+        raw = pipe.get(key)
+        return json.loads(raw) if raw else None
+
+    # bot progress ---------------------------------------------------------------------
+
+    def bot_progress(self, match_id: str) -> dict[str, str]:
+        """What the worker last reported for the bot to act (empty when nothing)."""
+        raw = self.redis.hgetall(bot_key(match_id))
+        return {key.decode(): value.decode() for key, value in raw.items()}
+
+    def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
+        """Record a bot's progress (the worker's heartbeat) and announce it."""
+        key = bot_key(match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={name: str(value) for name, value in fields.items()})
+            pipe.expire(key, ttl)
+            pipe.execute()
+        self.publish(match_id, {"kind": "bot", "version": int(fields.get("version", 0))})

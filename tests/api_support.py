@@ -1,0 +1,55 @@
+"""Helpers for the HTTP tests: create, join, view and play matches through a Flask test client."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from flask.testing import FlaskClient
+
+MAX_TURNS = 3000
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def create(client: FlaskClient, game: str, seats: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    response = client.post("/v1/matches", json={"game": game, "seats": seats, **extra})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def view(client: FlaskClient, match_id: str, token: str | None = None, **query: Any) -> dict[str, Any]:
+    response = client.get(f"/v1/matches/{match_id}", headers=auth(token), query_string=query)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def play(client: FlaskClient, match_id: str, token: str, move: Any, version: int | None = None,
+         headers: dict[str, str] | None = None):
+    body: dict[str, Any] = {"move": move}
+    if version is not None:
+        body["version"] = version
+    return client.post(f"/v1/matches/{match_id}/moves", json=body,
+                       headers={**auth(token), **(headers or {})})
+
+
+def play_out(client: FlaskClient, match_id: str, tokens: dict[int, str], run_bots=None,
+             seed: int = 0) -> dict[str, Any]:
+    """Play random legal moves for the human seats (and run bot turns) until the match ends."""
+    rng = random.Random(seed)
+    for _ in range(MAX_TURNS):
+        if run_bots is not None:
+            run_bots()
+        current = view(client, match_id)
+        if current["status"] == "finished":
+            return current
+        seat = current["to_act"]
+        assert seat in tokens, f"seat {seat} is to act but is not ours (bot stuck?): {current['bot']}"
+        mine = view(client, match_id, tokens[seat])
+        assert mine["legal_moves"], "the seat to act has no legal moves"
+        move = rng.choice(mine["legal_moves"])
+        response = play(client, match_id, tokens[seat], move, mine["version"])
+        assert response.status_code == 200, response.get_json()
+    raise AssertionError("the match did not end")
