@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Flask, Response, json, request
 from marshmallow import ValidationError
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException
 
 from api.service import ServiceError
 from engine.errors import EngineError, InvalidOptions
@@ -106,4 +106,4 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.path)
-        return problem(500, InternalServerError.name, "the server failed; the error is logged")
+        return problem(500, "Internal Server Error", "the server failed; the error is logged")

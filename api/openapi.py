@@ -81,7 +81,7 @@ def build_spec(app: Flask) -> APISpec:
         openapi_version="3.1.0",
         plugins=[MarshmallowPlugin()],
         info={"description": DESCRIPTION},
-        servers=[{"url": "http://localhost:8000", "description": "make run"}],
+        servers=[{"url": "/", "description": "this server"}],
     )
     spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "the seat token from create or join"}

@@ -28,7 +28,7 @@ from api import storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.storage import MatchRecord, SeatRecord, Store
-from engine import CHANCE, TERMINAL, Game, get_game, resolve_chance
+from engine import CHANCE, TERMINAL, Game, UnknownGame, get_game, resolve_chance
 from engine.core import Move, State
 from engine.errors import IllegalMove, InvalidMove, InvalidOptions
 
@@ -285,7 +285,10 @@ class MatchService:
         seed: str | None,
     ) -> tuple[Loaded, SeatGrant | None]:
         """A new match; the creator takes the first human seat. Starts at once if no seat is open."""
-        game = get_game(game_id)
+        try:
+            game = get_game(game_id)
+        except UnknownGame as error:
+            raise InvalidRequest(str(error), errors={"game": [str(error)]}) from None
         try:
             game.validate_players(len(seats))
         except InvalidOptions as error:
