@@ -1,0 +1,108 @@
+"""Bot turns on RQ: queued once per version, duplicate or late jobs are no-ops, dead turns are retried."""
+
+from __future__ import annotations
+
+import time
+
+from api_support import create, view
+from rq import Queue
+from rq.job import Job, JobStatus
+
+from ai.jobs import play_bot_turn
+from api.bots import job_id_for
+from api.storage import bot_key
+
+
+def bot_first(client, level: str = "random") -> dict:
+    """A seeded witches match where the bot (seat 0) is to act first."""
+    for attempt in range(50):
+        created = create(client, "witches", [{"type": "bot", "level": level}, {"type": "human"}],
+                         seed=f"w{attempt}")
+        if created["to_act"] == 0:
+            created["seed"] = f"w{attempt}"
+            return created
+    raise AssertionError("no seed lets the bot start")
+
+
+def test_a_turn_is_queued_once(client, redis, app, config) -> None:
+    created = bot_first(client)
+    queue = Queue(config.BOT_QUEUE, connection=redis)
+    job_id = job_id_for(created["id"], created["version"])
+    assert queue.job_ids == [job_id]
+    service = app.extensions["coven"]
+    assert service.bots.enqueue(created["id"], created["version"], "random") is None
+    view(client, created["id"])  # a view of a queued turn does not queue it again
+    assert queue.job_ids == [job_id]
+
+
+def test_duplicate_and_late_jobs_are_no_ops(client, redis) -> None:
+    created = bot_first(client)
+    first = play_bot_turn(created["id"], created["version"])
+    assert first["played"] is True
+    after = view(client, created["id"])
+    assert after["version"] == created["version"] + 1
+    again = play_bot_turn(created["id"], created["version"])
+    assert again == {"match": created["id"], "version": created["version"], "played": False, "reason": "stale"}
+    assert play_bot_turn(created["id"], after["version"])["played"] is False  # a human is to act
+    assert play_bot_turn("missing", 1)["played"] is False
+    assert view(client, created["id"])["version"] == after["version"]
+
+
+def test_seeded_bot_turns_replay(client) -> None:
+    a = bot_first(client)
+    b = create(client, "witches", [{"type": "bot", "level": "random"}, {"type": "human"}], seed=a["seed"])
+    play_bot_turn(a["id"], a["version"])
+    play_bot_turn(b["id"], b["version"])
+    assert view(client, a["id"], a["token"])["state"] == view(client, b["id"], b["token"])["state"]
+
+
+def test_thinking_progress_shows_in_the_view(client, app) -> None:
+    created = bot_first(client)
+    service = app.extensions["coven"]
+    service.report_bot(created["id"], created["version"], {
+        "status": "thinking", "iterations": 42, "elapsed": 0.5, "best_visits": 7, "best_move": "",
+    })
+    bot = view(client, created["id"])["bot"]
+    assert bot["status"] == "thinking" and bot["iterations"] == 42 and bot["best_visits"] == 7
+    assert bot["best_move"] is None  # witches hides hands: the bot's favourite card stays secret
+
+
+def test_a_dead_worker_turn_is_re_enqueued(client, redis, app, config, run_bots) -> None:
+    created = bot_first(client)
+    queue = Queue(config.BOT_QUEUE, connection=redis)
+    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
+    # A worker took the job, reported once, then died: the job stays "started", silent.
+    queue.remove(job)
+    job.set_status(JobStatus.STARTED)
+    app.extensions["coven"].report_bot(created["id"], created["version"], {"status": "thinking"})
+    redis.hset(bot_key(created["id"]), "heartbeat", repr(time.time() - 60))
+    assert queue.job_ids == []
+    run_bots()
+    view(client, created["id"])  # the view finds the silent turn and re-enqueues it
+    assert queue.job_ids == [job.id]
+    run_bots()
+    after = view(client, created["id"], created["token"])
+    assert after["version"] == created["version"] + 1 and after["to_act"] == 1
+
+
+def test_a_failed_or_lost_job_is_re_enqueued(client, redis, config, run_bots) -> None:
+    created = bot_first(client)
+    queue = Queue(config.BOT_QUEUE, connection=redis)
+    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
+    job.delete()  # lost (e.g. the web process died between saving and enqueueing)
+    assert queue.job_ids == []
+    view(client, created["id"])
+    assert queue.job_ids == [job.id]
+    run_bots()
+    assert view(client, created["id"])["to_act"] == 1
+
+
+def test_a_started_job_within_its_budget_is_left_alone(client, redis, app, config) -> None:
+    created = bot_first(client)
+    queue = Queue(config.BOT_QUEUE, connection=redis)
+    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
+    queue.remove(job)
+    job.set_status(JobStatus.STARTED)
+    app.extensions["coven"].report_bot(created["id"], created["version"], {"status": "thinking"})
+    view(client, created["id"])
+    assert queue.job_ids == []
