@@ -72,13 +72,13 @@ def cards_of(mask: CardSet) -> list[Card]:
     return out
 
 
+#: Magic Points of any 18-bit chunk (two colours): 3 lookups score a whole set
+SCORE18: tuple[int, ...] = tuple(low + high for high in _CHUNK_SCORE for low in _CHUNK_SCORE)
+
+
 def score_of(mask: CardSet) -> int:
     """Magic Points of a set of captured witches: the sum of their values (W14)."""
-    total = 0
-    while mask:
-        total += _CHUNK_SCORE[mask & 511]
-        mask >>= 9
-    return total
+    return SCORE18[mask & 0x3FFFF] + SCORE18[mask >> 18 & 0x3FFFF] + SCORE18[mask >> 36]
 
 
 # --- the wheel (W3) -------------------------------------------------------------

@@ -25,13 +25,13 @@ def determinize(state: WitchesState, seat: int, rng: _random.Random) -> WitchesS
             unseen |= hand
     cards = cards_of(unseen)
     left = len(cards)
-    rnd = rng.random
+    bits = rng.getrandbits
     for other, hand in enumerate(hands):
         if other == seat or not hand:
             continue
         mask = 0
         for _ in range(hand.bit_count()):
-            i = int(rnd() * left)
+            i = bits(32) * left >> 32
             left -= 1
             mask |= BIT[cards[i]]
             cards[i] = cards[left]
@@ -52,7 +52,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
     phase = s.phase
     if phase == OVER:
         return returns(s)
-    rnd = rng.random
+    bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than int(random() * k)
     n = s.n
     order = SEATS_FROM[n]
     pile = cards_of(s.pile)
@@ -70,18 +70,18 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
     # --- setup chance (W4-W6) and a state caught between tricks (W11, W12) ---
     if phase == DEAL:
         for _ in range(s.pending):
-            hands[turn].append(pop(int(rnd() * len(pile))))
+            hands[turn].append(pop(bits(32) * len(pile) >> 32))
             turn = turn + 1 if turn + 1 < n else 0
         phase = REVEAL
     if phase == REVEAL:
-        trump = pop(int(rnd() * len(pile)))
+        trump = pop(bits(32) * len(pile) >> 32)
         phase = FIRST
     if phase == FIRST:
-        turn = leader = int(rnd() * n)
+        turn = leader = bits(32) * n >> 32
         phase = PLAY
     if phase == DECIDE:
         choices = cards_of(s.won)
-        r = int(rnd() * (len(choices) + 1))
+        r = bits(32) * (len(choices) + 1) >> 32
         if r:
             new = choices[r - 1]
             captured[turn] ^= BIT[new]
@@ -92,7 +92,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
             s.pending = n
     if phase == DRAW:
         for _ in range(s.pending):
-            hands[turn].append(pop(int(rnd() * len(pile))))
+            hands[turn].append(pop(bits(32) * len(pile) >> 32))
             turn = turn + 1 if turn + 1 < n else 0
 
     # --- tricks (W7-W13) ---
@@ -110,7 +110,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
             for card in trick:
                 mask |= BIT[card]
         else:
-            card = hands[leader].pop(int(rnd() * len(hands[leader])))
+            card = hands[leader].pop(bits(32) * len(hands[leader]) >> 32)
             trick = [card]
             keys = led_keys[trump][COLOUR[card]]
             best = keys[card]
@@ -120,7 +120,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
             mask = BIT[card]
         size = len(hands[followers[0]])
         for seat in followers:
-            card = hands[seat].pop(int(rnd() * size))
+            card = hands[seat].pop(bits(32) * size >> 32)
             trick.append(card)
             mask |= BIT[card]
             if keys[card] > best:
@@ -135,7 +135,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
         if size == 1:  # W13: hands are empty, that was the last trick
             break
         # W11: keep (when the pick is the winner's own card) or give up a captured card
-        card = trick[int(rnd() * n)]
+        card = trick[bits(32) * n >> 32]
         if card != wcard:
             captured[winner] ^= BIT[card]
             discard |= BIT[trump]
@@ -143,7 +143,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
         trick = []
         if len(pile) >= n:  # W12
             for seat in order[winner]:
-                hands[seat].append(pop(int(rnd() * len(pile))))
+                hands[seat].append(pop(bits(32) * len(pile) >> 32))
 
     rest = 0
     for card in pile:

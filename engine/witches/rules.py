@@ -14,6 +14,7 @@ from engine.witches.cards import (
     COLOUR,
     KEYS,
     NAMES,
+    SCORE18,
     TRUMP_BONUS,
     cards_of,
     score_of,
@@ -229,8 +230,21 @@ WIN_WEIGHT = 0.9  # returns: 0.9 for a win (shared ties too) + 0.1 × the seat's
 
 def returns(s: WitchesState) -> tuple[float, ...]:
     """Search rewards in [0, 1]: 0.9·win + 0.1·(own points / all points)."""
-    keys = [(score_of(mask), mask.bit_count()) for mask in s.captured]
-    best = max(keys)
-    total = sum(key[0] for key in keys) or 1
-    share = (1.0 - WIN_WEIGHT) / total
-    return tuple((WIN_WEIGHT if key == best else 0.0) + key[0] * share for key in keys)
+    table = SCORE18
+    points = []
+    total = 0
+    for mask in s.captured:
+        p = table[mask & 0x3FFFF] + table[mask >> 18 & 0x3FFFF] + table[mask >> 36]
+        points.append(p)
+        total += p
+    best = max(points)
+    share = (1.0 - WIN_WEIGHT) / (total or 1)
+    if points.count(best) == 1:
+        return tuple([WIN_WEIGHT + p * share if p == best else p * share for p in points])
+    # W14: tied on points, more captured cards wins; still tied, all win
+    cards = [mask.bit_count() if p == best else -1 for p, mask in zip(points, s.captured, strict=True)]
+    most = max(cards)
+    return tuple([
+        WIN_WEIGHT + p * share if c == most else p * share
+        for p, c in zip(points, cards, strict=True)
+    ])
