@@ -14,6 +14,7 @@ from engine.witches.cards import (
     COLOUR,
     KEYS,
     NAMES,
+    NUM_CARDS,
     SCORE18,
     TRUMP_BONUS,
     cards_of,
@@ -175,7 +176,16 @@ def sample_chance(s: WitchesState, random: Any) -> Any:
 
 
 _CHANCE_TYPES = {DEAL: Deal, REVEAL: Reveal, FIRST: First, DRAW: Draw}
-_PLAYER_TYPES = (Play, Trump, Keep)
+_CHANCE_MOVES = (Deal, Reveal, First, Draw)
+_CARD_RANGE = range(NUM_CARDS)
+
+
+def _describe(move: Any) -> str:
+    """repr of a move, safe for hand-made moves holding no valid card."""
+    card = getattr(move, "card", None)
+    if isinstance(card, int) and card in _CARD_RANGE:
+        return repr(move)
+    return f"{type(move).__name__} with card {card!r}"
 
 
 def check_move(s: WitchesState, move: Any) -> None:
@@ -192,21 +202,25 @@ def check_move(s: WitchesState, move: Any) -> None:
         if isinstance(move, First):
             if not 0 <= move.seat < s.n:
                 raise IllegalMove("chance", f"no seat {move.seat} in a {s.n}-player game", move)
-        elif not s.pile & BIT[move.card]:
-            raise IllegalMove("chance", f"{NAMES[move.card]} is not in the pile", move)
+        elif move.card not in _CARD_RANGE or not s.pile & BIT[move.card]:
+            raise IllegalMove("chance", f"{_describe(move)} is not a card of the pile", move)
         return
-    if not isinstance(move, _PLAYER_TYPES):
+    if isinstance(move, _CHANCE_MOVES):
         raise IllegalMove("chance", f"{move!r} is a chance outcome, not a player's move", move)
     if phase == PLAY:
-        if not isinstance(move, Play):
+        if isinstance(move, (Trump, Keep)):
             raise IllegalMove("W11", "a trump decision is only made by a trick's winner, right after it", move)
+        if not isinstance(move, Play) or move.card not in _CARD_RANGE:
+            raise IllegalMove("W7", f"{_describe(move)} is not a card play", move)
         if not s.hands[s.turn] & BIT[move.card]:
             raise IllegalMove("W7", f"{NAMES[move.card]} is not in seat {s.turn}'s hand", move)
         return
     # DECIDE
-    if isinstance(move, Play):
+    if isinstance(move, Keep):
+        return
+    if not isinstance(move, Trump) or move.card not in _CARD_RANGE:
         raise IllegalMove("W11", f"seat {s.turn} must first keep the trump or give up a captured card", move)
-    if isinstance(move, Trump) and not s.won & BIT[move.card]:
+    if not s.won & BIT[move.card]:
         raise IllegalMove("W11", f"{NAMES[move.card]} was not captured in the trick just won", move)
 
 
