@@ -50,7 +50,7 @@ def create() -> Response:
           description: Created; the body is the creator's view plus the seat token
           headers:
             Location: {description: URL of the match, schema: {type: string}}
-            ETag: {description: The version, quoted, schema: {type: string}}
+            ETag: {description: "The version, quoted", schema: {type: string}}
           content:
             application/json:
               schema: SeatGrantSchema
@@ -124,7 +124,7 @@ def show(match_id: str) -> Response:
         200:
           description: The view
           headers:
-            ETag: {description: The version, quoted, schema: {type: string}}
+            ETag: {description: "The version, quoted", schema: {type: string}}
           content:
             application/json:
               schema: MatchViewSchema
@@ -235,7 +235,7 @@ def play(match_id: str) -> Response:
         200:
           description: Played; the body is the caller's new view
           headers:
-            ETag: {description: The new version, quoted, schema: {type: string}}
+            ETag: {description: "The new version, quoted", schema: {type: string}}
           content:
             application/json:
               schema: MatchViewSchema

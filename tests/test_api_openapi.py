@@ -1,0 +1,111 @@
+"""The OpenAPI contract: the committed file is what the code generates, it is valid, and real
+responses (successes and problems) validate against it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from api_support import auth, create, view
+from openapi_core import Config, OpenAPI
+from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
+from openapi_spec_validator import validate
+from werkzeug.test import EnvironBuilder
+from werkzeug.wrappers import Request
+
+from api.openapi import spec_dict, to_yaml
+
+COMMITTED = Path(__file__).resolve().parent.parent / "openapi.yaml"
+
+
+def test_committed_openapi_matches_the_code(app) -> None:
+    generated = to_yaml(spec_dict(app))
+    assert COMMITTED.read_text() == generated, "openapi.yaml is stale: run `make openapi`"
+
+
+def test_openapi_is_valid_and_served(client) -> None:
+    document = yaml.safe_load(COMMITTED.read_text())
+    validate(document)
+    assert client.get("/openapi.json").get_json() == document
+    assert yaml.safe_load(client.get("/openapi.yaml").get_data(as_text=True)) == document
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            assert operation.get("summary"), f"{method} {path} has no summary"
+            has_example = any(
+                "example" in media or "examples" in media
+                for response in operation["responses"].values()
+                for media in response.get("content", {}).values()
+            ) or any(isinstance(r, dict) and "$ref" in r for r in operation["responses"].values())
+            assert has_example, f"{method} {path} has no example"
+
+
+def test_swagger_ui_is_served_locally(client) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200 and b"/openapi.json" in page.data and b"https://" not in page.data
+    assert client.get("/docs/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/docs/swagger-ui.css").status_code == 200
+
+
+@pytest.fixture
+def contract() -> OpenAPI:
+    problem_json = {"application/problem+json": json.loads}
+    return OpenAPI.from_dict(yaml.safe_load(COMMITTED.read_text()),
+                             config=Config(extra_media_type_deserializers=problem_json))
+
+
+def test_real_responses_validate_against_the_document(client, run_bots, contract) -> None:
+    seen = []
+
+    def check(response):
+        sent = response.request  # its body was consumed by the app: rebuild it without one
+        headers = {k: v for k, v in sent.headers.items() if k.lower() not in ("content-length", "content-type")}
+        bare = EnvironBuilder(path=sent.path, method=sent.method, query_string=sent.query_string.decode(),
+                              headers=headers)
+        request = WerkzeugOpenAPIRequest(Request(bare.get_environ()))
+        contract.validate_response(request, WerkzeugOpenAPIResponse(response))
+        seen.append((response.request.method, response.request.path, response.status_code))
+        return response
+
+    check(client.get("/healthz"))
+    check(client.get("/readyz"))
+    check(client.get("/v1/games"))
+    check(client.get("/v1/games/witches"))
+    check(client.get("/v1/games/chess"))
+    created = check(client.post("/v1/matches", json={
+        "game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "random"}]})).get_json()
+    mid, token = created["id"], created["token"]
+    check(client.post("/v1/matches", json={"game": "witches"}))
+    check(client.post("/v1/matches", data="{", content_type="application/json"))
+    check(client.post("/v1/matches", data="x", content_type="text/plain"))
+    check(client.post("/v1/matches", data='{"game": "' + "x" * 100_000 + '"}', content_type="application/json"))
+    check(client.get("/v1/matches"))
+    check(client.get("/v1/matches?status=waiting"))
+    check(client.get(f"/v1/matches/{mid}"))
+    check(client.get("/v1/matches/nope"))
+    check(client.get(f"/v1/matches/{mid}", headers=auth("wrong")))
+    check(client.post(f"/v1/matches/{mid}/join"))
+    human = create(client, "witches", [{"type": "human"}, {"type": "human"}])
+    check(client.post(f"/v1/matches/{human['id']}/join", json={"seat": 1}))
+    for _ in range(200):
+        run_bots()
+        current = check(client.get(f"/v1/matches/{mid}", headers=auth(token))).get_json()
+        if current["status"] == "finished":
+            break
+        check(client.get(f"/v1/matches/{mid}/moves", headers=auth(token)))
+        check(client.post(f"/v1/matches/{mid}/moves", json={"move": {"type": "nope"}}, headers=auth(token)))
+        check(client.post(f"/v1/matches/{mid}/moves", json={"move": current["legal_moves"][0], "version": 0},
+                          headers=auth(token)))
+        check(client.post(f"/v1/matches/{mid}/moves", json={"move": current["legal_moves"][0]},
+                          headers={**auth(token), "If-Match": '"0"'}))
+        check(client.post(f"/v1/matches/{mid}/moves", json={"move": current["legal_moves"][-1],
+                                                             "version": current["version"]}, headers=auth(token)))
+        check(client.get(f"/v1/matches/{mid}/log", headers=auth(token)))
+    assert view(client, mid)["status"] == "finished"
+    check(client.get(f"/v1/matches/{mid}/log"))
+    check(client.post(f"/v1/matches/{mid}/moves", json={"move": {"type": "nope"}}, headers=auth(token)))
+    not_allowed = client.delete(f"/v1/matches/{mid}")  # no such operation to validate against
+    assert not_allowed.status_code == 405 and not_allowed.mimetype == "application/problem+json"
+    statuses = {status for _, _, status in seen}
+    assert {200, 201, 400, 401, 403, 404, 409, 412, 413, 415, 422} <= statuses
