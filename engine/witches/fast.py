@@ -47,6 +47,12 @@ SEATS_FROM: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
+#: FOLLOWERS[n][leader]: the other seats clockwise after `leader`
+FOLLOWERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(seats[1:] for seats in by_seat) for by_seat in SEATS_FROM
+)
+
+
 def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
     """Play uniformly random moves and chance to the end, in place; return `returns(s)`."""
     phase = s.phase
@@ -55,6 +61,7 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than int(random() * k)
     n = s.n
     order = SEATS_FROM[n]
+    after = FOLLOWERS[n]
     pile = cards_of(s.pile)
     pop = pile.pop
     hands = [cards_of(h) for h in s.hands]
@@ -106,19 +113,21 @@ def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
                     winner = order[leader][i]
                     wcard = card
             followers = order[leader][len(trick):]
+            size = len(hands[followers[0]])
             mask = 0
             for card in trick:
                 mask |= BIT[card]
         else:
-            card = hands[leader].pop(bits(32) * len(hands[leader]) >> 32)
+            hand = hands[leader]
+            size = len(hand)
+            card = hand.pop(bits(32) * size >> 32)
             trick = [card]
             keys = led_keys[trump][COLOUR[card]]
             best = keys[card]
             winner = leader
             wcard = card
-            followers = order[leader][1:]
+            followers = after[leader]
             mask = BIT[card]
-        size = len(hands[followers[0]])
         for seat in followers:
             card = hands[seat].pop(bits(32) * size >> 32)
             trick.append(card)

@@ -52,7 +52,7 @@ def view(s: WitchesState, seat: int | None) -> dict[str, Any]:
         "trump_colour": COLOURS[trump // 9] if trump >= 0 else None,
         "wheel_value": VALUE[trump] if trump >= 0 else None,
         "ranking": ranking(VALUE[trump], s.increasing) if trump >= 0 else None,
-        "leader": s.leader if s.phase >= PLAY else None,
+        "leader": s.leader if s.phase >= DRAW else None,
         "trick": [
             {"seat": (s.leader + i) % n, "card": NAMES[c]} for i, c in enumerate(s.trick)
         ],
