@@ -139,6 +139,30 @@ KEEP = Keep()
 
 WitchesMove = Play | Trump | Keep | Deal | Reveal | Draw | First
 
+
+def _chunk_table(moves: tuple[Any, ...]) -> tuple[tuple[tuple[Any, ...], ...], ...]:
+    """[colour][9-bit chunk] -> the moves of the cards in that chunk (for `moves_of`)."""
+    return tuple(
+        tuple(tuple(moves[9 * colour + i] for i in range(9) if chunk >> i & 1) for chunk in range(512))
+        for colour in range(6)
+    )
+
+
+PLAY_CHUNKS = _chunk_table(PLAYS)
+TRUMP_CHUNKS = _chunk_table(TRUMPS)
+
+
+def moves_of(mask: int, chunks: tuple[tuple[tuple[Any, ...], ...], ...], out: list[Any]) -> list[Any]:
+    """Append to `out` the move of each card in `mask` (PLAY_CHUNKS or TRUMP_CHUNKS); return it."""
+    colour = 0
+    while mask:
+        chunk = mask & 511
+        if chunk:
+            out += chunks[colour][chunk]
+        mask >>= 9
+        colour += 1
+    return out
+
 _BY_CARD: dict[str, tuple[Any, ...]] = {
     "play": PLAYS,
     "trump": TRUMPS,

@@ -25,9 +25,9 @@ from engine.witches.moves import (
     DRAWS,
     FIRSTS,
     KEEP,
-    PLAYS,
+    PLAY_CHUNKS,
     REVEALS,
-    TRUMPS,
+    TRUMP_CHUNKS,
     Deal,
     Draw,
     First,
@@ -35,6 +35,7 @@ from engine.witches.moves import (
     Play,
     Reveal,
     Trump,
+    moves_of,
 )
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
 
@@ -137,11 +138,9 @@ def legal_moves(s: WitchesState) -> list[Any]:
     """The moves of the seat to act; empty at chance nodes and at the end."""
     phase = s.phase
     if phase == PLAY:
-        return [PLAYS[c] for c in cards_of(s.hands[s.turn])]
+        return moves_of(s.hands[s.turn], PLAY_CHUNKS, [])
     if phase == DECIDE:
-        moves: list[Any] = [KEEP]
-        moves += [TRUMPS[c] for c in cards_of(s.won)]
-        return moves
+        return moves_of(s.won, TRUMP_CHUNKS, [KEEP])
     return []
 
 
