@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from redis import Redis
-from rq import get_current_job
+from rq import Worker, get_current_job
 
 from ai.levels import get_level
 from ai.search import Progress, choose_move
@@ -54,6 +54,13 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
         "move": game.move_to_json(move),
         "seconds": round(time.time() - started, 3),
     }
+
+
+class BotWorker(Worker):
+    """RQ's forking worker, loaded with the search already imported so each turn's fork starts warm.
+
+    Run it with `rq worker --worker-class ai.jobs.BotWorker bots` (the Procfile does).
+    """
 
 
 def _connection() -> Redis:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from flask import Flask
-from redis import Redis
+from typing import TYPE_CHECKING
 
 from api.config import Config
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 
 def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
+    from flask import Flask
     from flask_cors import CORS
+    from redis import Redis
 
     from api import docs, games, health, matches
     from api.errors import register_error_handlers
