@@ -135,14 +135,13 @@ def show(match_id: str) -> Response:
     """
     query = load_query(MatchQuerySchema())
     svc = service()
-    token = bearer_token()
+    loaded = svc.load(match_id)
+    seat = svc.seat_for_token(loaded.record, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
         loaded = svc.wait(match_id, query["after_version"], wait)
     else:
-        loaded = svc.load(match_id)
         svc.ensure_progress(loaded)
-    seat = svc.seat_for_token(loaded.record, token)
     return _match_response(MatchViewSchema().dump(svc.view(loaded, seat)))
 
 
