@@ -106,3 +106,13 @@ def test_a_started_job_within_its_budget_is_left_alone(client, redis, app, confi
     app.extensions["coven"].report_bot(created["id"], created["version"], {"status": "thinking"})
     view(client, created["id"])
     assert queue.job_ids == []
+
+
+def test_bots_chain_to_the_end_of_an_all_bot_match(client, run_bots) -> None:
+    response = client.post("/v1/matches", json={
+        "game": "witches", "seats": [{"type": "bot", "level": "random"}] * 3})
+    created = response.get_json()
+    assert response.status_code == 201 and created["you"] is None and "token" not in created
+    run_bots()
+    final = view(client, created["id"])
+    assert final["status"] == "finished" and final["outcome"]["winners"]
