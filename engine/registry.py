@@ -39,6 +39,9 @@ def _load_builtin_games() -> None:
     from engine import cube
 
     register(cube.GAME)
+    from engine import enchanters
+
+    register(enchanters.GAME)
 
 
 _load_builtin_games()

@@ -1,0 +1,252 @@
+"""What each seat may see (views, log entries) and sampling what it may not (determinize).
+
+Public: the Towers, the face-up table card and which face-down spots hold a
+card, the discard pile, deck and pile sizes, hand sizes, every Elemental in a
+hand (an Elemental is shown as soon as it comes into a hand: it scores from
+there), every player's objects by pile letter, New-gathering cards, Proxima and
+the Elemental master, the history of gatherings and Tricks. Private to a seat:
+its hand, its objects' values, and the cards it knows to be in other hands
+(taken face up, or passed by itself with Chaos). At the end, every object's
+value and every score is shown.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.enchanters.cards import (
+    ELEMENTAL_FIRST,
+    ELEMENTAL_MASK,
+    MAX_VALUE,
+    NAMES,
+    NUM_PILES,
+    PERICULUM,
+    PILE_LETTERS,
+    TRICK_NAMES,
+    cards_of,
+    mask_of,
+    names_of,
+)
+from engine.enchanters.rules import has_artifact, next_pile, points
+from engine.enchanters.state import (
+    EV_GATHERING,
+    EV_TRICK,
+    FACE_UP_SPOT,
+    FIRST,
+    OBJECT,
+    OVER,
+    PHASE_NAMES,
+    REASONS,
+    REFILL,
+    TAKE1,
+    VADEMECUM_DRAW,
+    EnchantersState,
+)
+
+_REJECTION_TRIES = 30
+
+
+def _to_act(s: EnchantersState) -> Any:
+    if s.phase == OVER:
+        return None
+    if s.phase < TAKE1:  # REFILL, FIRST, VADEMECUM_DRAW, OBJECT
+        return "chance"
+    return s.turn
+
+
+def _pending(s: EnchantersState) -> dict[str, Any] | None:
+    if s.phase == REFILL:
+        return {"draw": "refill", "spot": (s.refill & -s.refill).bit_length() - 1}
+    if s.phase == VADEMECUM_DRAW:
+        return {"draw": "vademecum", "left": s.vade_left}
+    if s.phase == OBJECT:
+        seat, pile, _ = s.queue[0]
+        return {"draw": "object", "seat": seat, "pile": PILE_LETTERS[next_pile(s, pile)]}
+    if s.phase == FIRST:
+        return {"draw": "first_player"}
+    return None
+
+
+def _history(s: EnchantersState) -> list[dict[str, Any]]:
+    out = []
+    for ev in s.history:
+        kind, seat, detail = ev >> 6, ev >> 3 & 7, ev & 7
+        if kind == EV_GATHERING:
+            out.append({"seat": seat, "gathering": PILE_LETTERS[detail]})
+        elif kind == EV_TRICK:
+            out.append({"seat": seat, "trick": TRICK_NAMES[detail]})
+        else:
+            out.append({"seat": seat, "periculum": "vademecum" if detail else "table"})
+    return out
+
+
+def view(s: EnchantersState, seat: int | None) -> dict[str, Any]:
+    """What `seat` (None: a spectator) may see, as JSON."""
+    over = s.phase == OVER
+    players = []
+    for p in range(s.n):
+        hand = s.hands[p]
+        shown = over or p == seat
+        entry: dict[str, Any] = {
+            "seat": p,
+            "hand_size": hand.bit_count(),
+            "elementals": names_of(hand & ELEMENTAL_MASK),
+            "objects": [
+                {"pile": PILE_LETTERS[code >> 3], "value": code & 7} if shown else {"pile": PILE_LETTERS[code >> 3]}
+                for code in s.objects[p]
+            ],
+            "new_gathering": s.ng[p],
+            "proxima": s.proxima == p,
+            "elemental_master": s.master == p,
+        }
+        if p == seat:
+            entry["hand"] = names_of(hand)
+        elif seat is not None:
+            entry["known_cards"] = names_of(hand & s.known[seat] & ~ELEMENTAL_MASK)
+        if shown:
+            entry["points"] = points(s, p)
+        players.append(entry)
+    table = [
+        {"spot": i, "face": "down", "occupied": s.table[i] >= 0} for i in range(FACE_UP_SPOT)
+    ]
+    up = s.table[FACE_UP_SPOT]
+    table.append({"spot": FACE_UP_SPOT, "face": "up", "card": NAMES[up] if up >= 0 else None})
+    data: dict[str, Any] = {
+        "game": "enchanters",
+        "seat": seat,
+        "phase": PHASE_NAMES[s.phase],
+        "step": {4: 1, 5: 1, 6: 2, 7: 3}.get(s.phase),
+        "turn": s.turn if s.turn >= 0 else None,
+        "to_act": _to_act(s),
+        "skip_step_2": s.skip_act,
+        "table": table,
+        "deck_size": s.deck.bit_count(),
+        "discard": names_of(s.discard),
+        "towers": [names_of(t) for t in s.towers],
+        "piles": {PILE_LETTERS[q]: sum(s.piles[q]) for q in range(NUM_PILES)},
+        "new_gathering_left": s.ng_left,
+        "players": players,
+        "proxima": s.proxima if s.proxima >= 0 else None,
+        "elemental_master": s.master if s.master >= 0 else None,
+        "last_pile": PILE_LETTERS[s.last_pile] if s.last_pile >= 0 else None,
+        "history": _history(s),
+        "pending": _pending(s),
+        "turns_completed": s.turns,
+        "reshuffles": s.reshuffles,
+    }
+    if over:
+        data["outcome"] = {
+            "winners": list(s.winners),
+            "reason": REASONS[s.reason],
+            "scores": [points(s, p) for p in range(s.n)],
+        }
+    return data
+
+
+def log_entry(s: EnchantersState, move: Any, seat: int | None) -> Any:
+    """How `move`, about to be applied to `s`, appears to `seat`: drawn cards and values redacted."""
+    data = move.to_json()
+    kind = move[-1]
+    if kind == "draw":
+        card = move[0]
+        if s.phase == REFILL:
+            spot = (s.refill & -s.refill).bit_length() - 1
+            data["spot"] = spot
+            if spot != FACE_UP_SPOT:
+                del data["card"]
+                data["hidden"] = True
+        else:
+            data["to"] = s.turn
+            if seat != s.turn and card < ELEMENTAL_FIRST and card != PERICULUM:
+                del data["card"]
+                data["hidden"] = True
+    elif kind == "object":
+        owner = s.queue[0][0]
+        data["seat"] = owner
+        if seat != owner:
+            del data["value"]
+    elif kind == "take":
+        card = s.table[move[0]]
+        if card >= 0 and (
+            move[0] == FACE_UP_SPOT or seat == s.turn or card >= ELEMENTAL_FIRST or card == PERICULUM
+        ):
+            data["card"] = NAMES[card]
+    return data
+
+
+def determinize(s: EnchantersState, seat: int, rng: random.Random) -> EnchantersState:
+    """A full state consistent with what `seat` has seen: other hands, face-down cards, the deck
+    and other players' object values are resampled."""
+    d = s.clone()
+    _resample_cards(s, d, seat, rng)
+    if s.phase != OVER:
+        _resample_objects(s, d, seat, rng)
+    return d
+
+
+def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
+    mine = s.known[seat] | ELEMENTAL_MASK
+    slot_owner: list[int] = []
+    pool: list[int] = []
+    for p in range(s.n):
+        if p != seat:
+            for c in cards_of(s.hands[p] & ~mine):
+                slot_owner.append(p)
+                pool.append(c)
+    h = len(pool)
+    spots = [i for i in range(FACE_UP_SPOT) if s.table[i] >= 0]
+    pool.extend(s.table[i] for i in spots)
+    pool.extend(cards_of(s.deck))
+    if not pool:
+        return
+    restricted = [c for c in pool if c >= ELEMENTAL_FIRST or c == PERICULUM]  # never hidden in a hand
+    free = [c for c in pool if c < ELEMENTAL_FIRST and c != PERICULUM]
+    rng.shuffle(free)
+    placed: list[int] = [-1] * len(pool)
+    for c, pos in zip(restricted, rng.sample(range(len(pool) - h), len(restricted)), strict=True):
+        placed[h + pos] = c
+    it = iter(free)
+    for i in range(len(pool)):
+        if placed[i] < 0:
+            placed[i] = next(it)
+    pool_mask = mask_of(pool)
+    # who knew each hidden slot's old card goes on knowing the new card in that slot
+    watchers = [[o for o in range(s.n) if s.known[o] >> pool[k] & 1] for k in range(h)]
+    d.known = [k & ~pool_mask for k in s.known]
+    d.hands = [hand & ~pool_mask for hand in s.hands]
+    for k in range(h):
+        bit = 1 << placed[k]
+        d.hands[slot_owner[k]] |= bit
+        for o in watchers[k]:
+            d.known[o] |= bit
+    for j, i in enumerate(spots):
+        d.table[i] = placed[h + j]
+    d.deck = mask_of(placed[h + len(spots):])
+
+
+def _resample_objects(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
+    others = [p for p in range(s.n) if p != seat and s.objects[p]]
+    if not others:
+        return
+    for _ in range(_REJECTION_TRIES):
+        objects = [list(o) for o in s.objects]
+        piles = []
+        for q in range(NUM_PILES):
+            slots = [(p, i) for p in others for i, code in enumerate(s.objects[p]) if code >> 3 == q]
+            if not slots:
+                piles.append(s.piles[q])
+                continue
+            values = [objects[p][i] & 7 for p, i in slots]
+            for v, k in enumerate(s.piles[q]):
+                values.extend([v] * k)
+            rng.shuffle(values)
+            for (p, i), v in zip(slots, values, strict=False):
+                objects[p][i] = q * 8 + v
+            rest = values[len(slots):]
+            piles.append(tuple(rest.count(v) for v in range(MAX_VALUE + 1)))
+        d.objects = [tuple(o) for o in objects]
+        d.piles = piles
+        d.recount()
+        if not any(has_artifact(d, p) or points(d, p) >= 15 for p in others):
+            return
