@@ -99,8 +99,13 @@ def search(
     on_progress: Callable[[Progress], None] | None = None,
     progress_every: float = 0.25,
     exploration: float = EXPLORATION,
+    stop_early: bool = True,
 ) -> SearchResult:
-    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap)."""
+    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap).
+
+    With `stop_early`, the search also ends once the most visited root move can
+    no longer be overtaken within the iteration cap: the choice is already made.
+    """
     legal = _legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
         raise ValueError("a search needs an iteration cap or a time cap")
@@ -124,6 +129,8 @@ def search(
     mask = CHECK_EVERY - 1
 
     root = _Node(-1)
+    root_children = root.children.values()
+    stop_early = stop_early and max_iterations < sys.maxsize
     start = clock()
     deadline = start + seconds if seconds > 0 else math.inf
     next_report = start + progress_every if on_progress is not None else math.inf
@@ -192,6 +199,16 @@ def search(
             if now >= next_report:
                 on_progress(_progress(root, legal, done, now - start))  # type: ignore[misc]
                 next_report = now + progress_every
+            if stop_early:
+                first = second = 0
+                for child in root_children:
+                    visits = child.visits
+                    if visits > first:
+                        first, second = visits, first
+                    elif visits > second:
+                        second = visits
+                if first - second > max_iterations - done:
+                    break
 
     elapsed = clock() - start
     if on_progress is not None:
