@@ -301,7 +301,7 @@ def test_e9_take_two_cards_face_down_or_up():
     s = build(phase="take", table=["hat-silver-water", "chaos", "star-gold-fire", "wing-bronze-earth"])
     s = take(take(s, 3), 0)
     assert hand(s, 0) == ["hat-silver-water", "wing-bronze-earth"] and s.phase == ACT
-    assert rule_of(s, {"type": "take", "spot": 1}) == "E10"
+    assert rule_of(s, {"type": "take", "spot": 1}) == "E9"  # two cards, not three
 
 
 def test_e9_taking_from_an_empty_spot_is_refused():
@@ -715,3 +715,30 @@ def test_calibration_two_players_roughly_matches_the_rules_note():
     assert 7 <= stats["turns"] <= 16, stats
     assert stats["fifteen"] >= 0.6, stats
     assert stats["fifteen"] + stats["special"] >= 0.9, stats
+
+
+def test_e4_e5_gathering_generator_matches_brute_force():
+    """Every (cards, pattern) a brute force over all declarations finds, and nothing else."""
+    from itertools import product
+
+    from engine.enchanters.rules import gathering_pattern
+
+    rng = random.Random(5)
+    for _ in range(300):
+        pool = rng.sample(range(30), rng.randint(3, 12))
+        hand_cards = set(rng.sample(pool, rng.randint(1, min(7, len(pool)))))
+        hand_mask, tower_mask = mask_of(hand_cards), mask_of(set(pool) - hand_cards)
+        expected = set()
+        for triple in combinations(sorted(pool), 3):
+            if not hand_cards & set(triple):
+                continue
+            airs = [c for c in triple if c >= 27]
+            for decl in product(*[[(a, sc, el) for sc in range(3) for el in range(3)] for a in airs]):
+                pattern = gathering_pattern(triple, tuple(decl))
+                if pattern >= 0:
+                    expected.add((triple, pattern))
+        found = gatherings(hand_mask, tower_mask)
+        assert {(cards, pattern) for cards, _, pattern in found} == expected
+        assert len(found) == len(expected)  # one declaration per pattern
+        for cards, decl, pattern in found:
+            assert gathering_pattern(cards, decl) == pattern

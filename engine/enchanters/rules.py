@@ -426,6 +426,33 @@ def legal_moves(s: EnchantersState) -> list[Any]:
     return moves
 
 
+def random_move(s: EnchantersState, rng: random.Random) -> Any:
+    """A uniformly random legal move, building only the move chosen (the playouts' hot path)."""
+    phase = s.phase
+    if phase == ACT:
+        hand = s.hands[s.turn]
+        towers = s.towers
+        found = gatherings(hand & GATHERABLE_MASK, towers[0] | towers[1] | towers[2])
+        tricks = hand & TRICK_MASK
+        others: list[Any] = []
+        if tricks:
+            for trick in cards_of(tricks):
+                if trick == EXODUS:
+                    others.extend(PlayTrick(EXODUS, t) for t in range(NUM_TOWERS) if towers[t])
+                else:
+                    others.append(PlayTrick(trick))
+        r = rng.randrange(NUM_TOWERS * len(found) + len(others) + 1)
+        if r < NUM_TOWERS * len(found):
+            cards, decl, _ = found[r // NUM_TOWERS]
+            return Gather(cards, r % NUM_TOWERS, decl)
+        r -= NUM_TOWERS * len(found)
+        return others[r] if r < len(others) else PASS
+    if phase == DISCARD:
+        return DISCARDS[_random_card(s.hands[s.turn], rng)]
+    table = s.table
+    return TAKES[rng.choice([i for i in range(4) if table[i] >= 0])]
+
+
 def chance_outcomes(s: EnchantersState) -> list[tuple[Any, float]]:
     """Every chance outcome with its probability."""
     phase = s.phase
@@ -480,8 +507,8 @@ def check_move(s: EnchantersState, move: Any) -> None:
         raise IllegalMove("chance", f"{move!r} is a chance outcome, not a player's move", move)
     rule = _STEP_RULE[phase]
     if kind == "take":
-        if phase != TAKE1 and phase != TAKE2:
-            raise IllegalMove(rule, f"no more table cards this turn: {_STEP_TEXT[phase]}", move)
+        if phase not in (TAKE1, TAKE2):
+            raise IllegalMove("E9", f"two table cards a turn, no more: {_STEP_TEXT[phase]}", move)
         if s.table[move[0]] < 0:
             raise IllegalMove("E9", f"table spot {move[0]} is empty", move)
     elif kind in ("gather", "trick", "pass"):

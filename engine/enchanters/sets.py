@@ -124,9 +124,11 @@ def gatherings(hand: CardSet, towers: CardSet) -> list[Gathering]:
             k = row_c[j]
             if k > j and (avail >> k) & 1 and ((hand >> i) | (hand >> j) | (hand >> k)) & 1:
                 out.append(((i, j, k), (), row_p[j]))
-            for w in airs:
-                if aspect_of(w) == k // 9 and ((hand >> i) | (hand >> j) | (hand >> w)) & 1:
-                    out.append(((i, j, w), ((w, k // 3 % 3, k % 3),), row_p[j]))
+            if airs:
+                aspect = k // 9 + AIR_FIRST
+                for w in airs:
+                    if w == aspect and ((hand >> i) | (hand >> j) | (hand >> w)) & 1:
+                        out.append(((i, j, w), ((w, k // 3 % 3, k % 3),), row_p[j]))
     if len(airs) >= 2:
         for p in range(len(airs)):
             for q in range(p + 1, len(airs)):

@@ -30,6 +30,8 @@ from engine.enchanters.cards import (
 )
 from engine.enchanters.rules import has_artifact, next_pile, points
 from engine.enchanters.state import (
+    ACT,
+    DISCARD,
     EV_GATHERING,
     EV_TRICK,
     FACE_UP_SPOT,
@@ -40,11 +42,13 @@ from engine.enchanters.state import (
     REASONS,
     REFILL,
     TAKE1,
+    TAKE2,
     VADEMECUM_DRAW,
     EnchantersState,
 )
 
 _REJECTION_TRIES = 30
+_STEPS = {TAKE1: 1, TAKE2: 1, ACT: 2, DISCARD: 3}  # the turn's steps (E9–E11)
 
 
 def _to_act(s: EnchantersState) -> Any:
@@ -116,7 +120,7 @@ def view(s: EnchantersState, seat: int | None) -> dict[str, Any]:
         "game": "enchanters",
         "seat": seat,
         "phase": PHASE_NAMES[s.phase],
-        "step": {4: 1, 5: 1, 6: 2, 7: 3}.get(s.phase),
+        "step": _STEPS.get(s.phase),
         "turn": s.turn if s.turn >= 0 else None,
         "to_act": _to_act(s),
         "skip_step_2": s.skip_act,
