@@ -67,13 +67,9 @@ class EnchantersGame(Game):
         rules.check_move(state, move)
 
     def playout(self, state: EnchantersState, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random legal moves and sampled chance to the end (see `rules.random_move`)."""
-        sample, step, random_move = rules.sample_chance, rules.step, rules.random_move
-        while True:
-            phase = state.phase
-            if phase == OVER:
-                return self.returns(state)
-            step(state, sample(state, rng) if phase < TAKE1 else random_move(state, rng))
+        """Uniformly random legal moves and sampled chance to the end (see `rules.playout`)."""
+        rules.playout(state, rng)
+        return self.returns(state)
 
     # results ---------------------------------------------------------------
 

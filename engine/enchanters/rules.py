@@ -453,6 +453,49 @@ def random_move(s: EnchantersState, rng: random.Random) -> Any:
     return TAKES[rng.choice([i for i in range(4) if table[i] >= 0])]
 
 
+def playout(s: EnchantersState, rng: random.Random) -> None:
+    """Play uniformly random legal moves and sampled chance to the end, in place.
+
+    The same distribution as `step(s, random_move(s, rng))` / `sample_chance`,
+    without building move objects (the search's innermost loop).
+    """
+    randrange = rng.randrange
+    while True:
+        phase = s.phase
+        if phase == OVER:
+            return
+        if phase in (REFILL, VADEMECUM_DRAW):
+            _draw(s, _random_card(s.deck, rng))
+        elif phase == OBJECT:
+            counts = s.piles[next_pile(s, s.queue[0][1])]
+            r = randrange(sum(counts))
+            value = 0
+            while r >= counts[value]:
+                r -= counts[value]
+                value += 1
+            _object(s, value)
+        elif phase == ACT:
+            move = random_move(s, rng)
+            kind = move[-1]
+            if kind == "gather":
+                _gather(s, move[0], move[1], move[2])
+            elif kind == "trick":
+                _trick(s, move[0], move[1])
+            else:
+                s.phase = DISCARD
+        elif phase == DISCARD:
+            _discard(s, _random_card(s.hands[s.turn], rng))
+        elif phase == FIRST:
+            s.turn = randrange(s.n)
+            s.phase = TAKE1
+        else:
+            table = s.table
+            spots = [i for i in range(4) if table[i] >= 0]
+            _take(s, spots[randrange(len(spots))] if len(spots) > 1 else spots[0])
+        if s.phase != OVER:
+            advance(s)
+
+
 def chance_outcomes(s: EnchantersState) -> list[tuple[Any, float]]:
     """Every chance outcome with its probability."""
     phase = s.phase

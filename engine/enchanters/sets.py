@@ -102,6 +102,14 @@ def _three_air_options() -> list[tuple[tuple[Declaration, ...], int]]:
 
 
 _THREE_AIRS = _three_air_options()
+#: (first air, second air, school, element) -> the canonical two-Air options
+_TWO_AIRS = {
+    (w1, w2, school, element): _two_air_options((w1, w2), school, element)
+    for w1 in range(AIR_FIRST, AIR_FIRST + 3)
+    for w2 in range(w1 + 1, AIR_FIRST + 3)
+    for school in range(3)
+    for element in range(3)
+}
 
 
 def gatherings(hand: CardSet, towers: CardSet) -> list[Gathering]:
@@ -137,7 +145,7 @@ def gatherings(hand: CardSet, towers: CardSet) -> list[Gathering]:
                 for r in regs:
                     if r // 9 != wanted or not ((hand >> r) | (hand >> w1) | (hand >> w2)) & 1:
                         continue
-                    for decl, pattern in _two_air_options((w1, w2), r // 3 % 3, r % 3):
+                    for decl, pattern in _TWO_AIRS[w1, w2, r // 3 % 3, r % 3]:
                         out.append(((r, w1, w2), decl, pattern))
         if len(airs) == 3 and hand & AIR_MASK:
             for decl, pattern in _THREE_AIRS:
