@@ -742,3 +742,41 @@ def test_e4_e5_gathering_generator_matches_brute_force():
         assert len(found) == len(expected)  # one declaration per pattern
         for cards, decl, pattern in found:
             assert gathering_pattern(cards, decl) == pattern
+
+
+def test_determinize_keeps_what_the_seat_knows_and_resamples_the_rest():
+    s = build(n=3, turn=2, phase="take",
+              hands={0: ["hat-silver-water", "idem"], 1: ["star-gold-fire", "elemental-air", "chaos"], 2: ["exodus"]},
+              table=["wing-gold-earth", "hat-gold-fire", None, "star-silver-water"],
+              objects={0: [("B", 4)], 1: [("B", 0), ("G", 3)], 2: [("B", 5)]})
+    s.known[0] |= 1 << card("chaos")  # seat 0 saw chaos go to seat 1 (say, by its own Chaos)
+    s = take(s, 3)  # seat 2 takes the face-up card: everyone knows where it is
+    rng = random.Random(1)
+    seen_b = Counter()
+    for _ in range(200):
+        d = GAME.determinize(s, 0, rng)
+        assert d.hands[0] == s.hands[0] and d.objects[0] == s.objects[0]
+        assert d.hands[1] >> card("chaos") & 1 and d.hands[1] >> card("elemental-air") & 1
+        assert d.hands[2] >> card("star-silver-water") & 1
+        assert [h.bit_count() for h in d.hands] == [h.bit_count() for h in s.hands]
+        assert all(not (h >> card("periculum") & 1) for h in d.hands)
+        assert d.card_places() == ALL_CARDS
+        seen_b[d.objects[1][0] & 7] += 1
+        assert d.objects[1][0] >> 3 == 1 and d.objects[1][1] >> 3 == 6
+        assert not (d.stones[1] >= 2 and len(d.objects[1]) >= 3)
+    # seat 1's B object is any B value but the 4 seat 0 holds: 0, 3, 3, 4, 5, 5 remain
+    assert set(seen_b) == {0, 3, 4, 5}
+
+
+def test_a_stuck_table_ends_as_e23_and_a_lone_periculum_is_not_reshuffled():
+    """Six full hands and three full Towers hold every card: nothing is left to draw."""
+    others = [NAMES[c] for c in range(40) if NAMES[c] != "periculum"]
+    towers = [others[0:3], others[3:6], others[6:9]]
+    hands = {seat: others[9 + 5 * seat: 14 + 5 * seat] for seat in range(6)}
+    s = build(n=6, phase="take", table=["periculum", None, None, None], towers=towers, hands=hands, deck=[])
+    s = take(s, 0)  # the Periculum: discarded, step 2 lost; the refill cannot bring it back alone
+    assert s.table == [-1, -1, -1, -1] and GAME.current_player(s) == 1 and s.reshuffles == 0
+    for _ in range(11):  # two whole rounds without a gathering or a Trick, and nothing to draw
+        assert not GAME.is_terminal(s)
+        s = play(s, {"type": "pass"})
+    assert GAME.is_terminal(s) and GAME.outcome(s).reason == "stalemate"
