@@ -509,11 +509,14 @@ class MatchService:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
+                asked = time.monotonic()
                 message = pubsub.get_message(
                     timeout=min(remaining, self.config.SSE_KEEPALIVE_SECONDS)
                 )
                 if message is None:
-                    yield ": keep-alive\n\n"
+                    # None also follows an ignored subscribe confirmation: only a real lull is idle.
+                    if time.monotonic() - asked >= self.config.SSE_KEEPALIVE_SECONDS * 0.9:
+                        yield ": keep-alive\n\n"
                     send_view = True
                     continue
                 note = json.loads(message["data"])

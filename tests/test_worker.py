@@ -116,3 +116,28 @@ def test_bots_chain_to_the_end_of_an_all_bot_match(client, run_bots) -> None:
     run_bots()
     final = view(client, created["id"])
     assert final["status"] == "finished" and final["outcome"]["winners"]
+
+
+def test_event_stream_reports_a_thinking_bot(client, app) -> None:
+    import json
+    import threading
+
+    created = bot_first(client)
+    response = client.get(f"/v1/matches/{created['id']}/events", buffered=False)
+    chunks = iter(response.response)
+
+    def next_event(kind: str) -> dict:
+        while True:
+            chunk = next(chunks)
+            chunk = chunk.decode() if isinstance(chunk, bytes) else chunk
+            if f"event: {kind}" in chunk:
+                data = next(line for line in chunk.splitlines() if line.startswith("data: "))
+                return json.loads(data.removeprefix("data: "))
+
+    assert next_event("match")["bot"]["status"] == "queued"
+    report = {"status": "thinking", "iterations": 9, "elapsed": 0.1, "best_visits": 3, "best_move": ""}
+    service = app.extensions["coven"]
+    threading.Timer(0.2, service.report_bot, (created["id"], created["version"], report)).start()
+    bot = next_event("bot")
+    assert bot["status"] == "thinking" and bot["iterations"] == 9
+    response.close()
