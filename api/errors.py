@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Flask, Response, json, request
 from marshmallow import ValidationError
+from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
 from api.service import ServiceError
@@ -90,6 +91,13 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(EngineError)
     def engine_error(error: EngineError) -> Response:
         return problem(422, "Invalid request", str(error))
+
+    @app.errorhandler(RedisError)
+    def storage_down(error: RedisError) -> Response:
+        log.error("Redis error on %s %s: %s", request.method, request.path, error)
+        response = problem(503, "Service Unavailable", "the match store is unreachable; retry shortly")
+        response.headers["Retry-After"] = "5"
+        return response
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:

@@ -170,3 +170,16 @@ def test_no_body_makes_a_500(client, duel) -> None:
             assert response.mimetype == PROBLEM
 
     post_anything()
+
+
+def test_503_when_redis_is_unreachable(redis_url) -> None:
+    from conftest import free_port
+
+    from api import create_app
+    from api.config import Config
+
+    app = create_app(Config(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0"))
+    response = app.test_client().get("/v1/matches/abc")
+    assert_problem(response, 503)
+    assert response.headers["Retry-After"] == "5"
+    assert app.test_client().get("/readyz").status_code == 503
