@@ -314,7 +314,10 @@ def test_e9_taking_from_an_empty_spot_is_refused():
 def test_e10_one_of_gather_trick_or_nothing():
     s = build(hands={0: PATTERN_EXAMPLES["A"] + ["chaos"]}, towers=[["star-gold-fire"], [], []])
     kinds = Counter(m.type for m in GAME.legal_moves(s))
-    assert kinds == {"gather": 3, "trick": 1, "pass": 1}
+    # Towers 1 and 2 are both empty: one of them is offered (they are equivalent), and Tower 0
+    assert kinds == {"gather": 2, "trick": 1, "pass": 1}
+    assert {m.tower for m in GAME.legal_moves(s) if m.type == "gather"} == {0, 1}
+    assert GAME.apply(s, GAME.move_from_json({"type": "gather", "cards": PATTERN_EXAMPLES["A"], "tower": 2}))
     assert rule_of(s, {"type": "trick", "trick": "idem"}) == "E10"
     after = gather(s, PATTERN_EXAMPLES["A"])
     assert rule_of(after, {"type": "trick", "trick": "chaos"}) == "chance"

@@ -415,7 +415,7 @@ def legal_moves(s: EnchantersState) -> list[Any]:
     moves: list[Any] = [
         Gather(cards, t, decl)
         for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, towers[0] | towers[1] | towers[2])
-        for t in range(NUM_TOWERS)
+        for t in _targets(towers, cards)
     ]
     for trick in cards_of(hand & TRICK_MASK):
         if trick == EXODUS:
@@ -441,11 +441,12 @@ def random_move(s: EnchantersState, rng: random.Random) -> Any:
                     others.extend(PlayTrick(EXODUS, t) for t in range(NUM_TOWERS) if towers[t])
                 else:
                     others.append(PlayTrick(trick))
-        r = rng.randrange(NUM_TOWERS * len(found) + len(others) + 1)
-        if r < NUM_TOWERS * len(found):
-            cards, decl, _ = found[r // NUM_TOWERS]
-            return Gather(cards, r % NUM_TOWERS, decl)
-        r -= NUM_TOWERS * len(found)
+        options = [(cards, t, decl) for cards, decl, _ in found for t in _targets(towers, cards)]
+        r = rng.randrange(len(options) + len(others) + 1)
+        if r < len(options):
+            cards, t, decl = options[r]
+            return Gather(cards, t, decl)
+        r -= len(options)
         return others[r] if r < len(others) else PASS
     if phase == DISCARD:
         return DISCARDS[_random_card(s.hands[s.turn], rng)]
@@ -494,6 +495,20 @@ def playout(s: EnchantersState, rng: random.Random) -> None:
             _take(s, spots[randrange(len(spots))] if len(spots) > 1 else spots[0])
         if s.phase != OVER:
             advance(s)
+
+
+def _targets(towers: list[int], cards: tuple[int, ...]) -> list[int]:
+    """Towers worth offering for a gathering: Towers left empty by it are equivalent, offer the first."""
+    used = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2])
+    out = []
+    empty_offered = False
+    for t in range(NUM_TOWERS):
+        if towers[t] & ~used:
+            out.append(t)
+        elif not empty_offered:
+            out.append(t)
+            empty_offered = True
+    return out
 
 
 def chance_outcomes(s: EnchantersState) -> list[tuple[Any, float]]:
@@ -552,7 +567,7 @@ def check_move(s: EnchantersState, move: Any) -> None:
     if kind == "take":
         if phase not in (TAKE1, TAKE2):
             raise IllegalMove("E9", f"two table cards a turn, no more: {_STEP_TEXT[phase]}", move)
-        if s.table[move[0]] < 0:
+        if not 0 <= move[0] < 4 or s.table[move[0]] < 0:
             raise IllegalMove("E9", f"table spot {move[0]} is empty", move)
     elif kind in ("gather", "trick", "pass"):
         if phase != ACT:
@@ -616,6 +631,8 @@ def _check_gather(s: EnchantersState, move: Gather) -> None:
 
 def _check_trick(s: EnchantersState, move: PlayTrick) -> None:
     trick = move.trick
+    if not (isinstance(trick, int) and TRICK_MASK >> trick & 1):
+        raise IllegalMove("E10", f"{trick!r} is not a Trick", move)
     if trick == PERICULUM:
         raise IllegalMove("E18", "Periculum is never played: it acts as soon as it is drawn", move)
     if not s.hands[s.turn] >> trick & 1:
