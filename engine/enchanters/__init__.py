@@ -4,6 +4,28 @@ Modules, vocabulary first: `cards` (cards, piles, objects), `sets` (the set
 rule, Air declarations, the seven patterns), `moves` (moves and their JSON),
 `state` (the state and its snapshots), `rules` (transitions, legal moves,
 checks), `views` (views, log redaction, determinization), `game` (the protocol).
+
+Choices where the rules are silent (see also the report in the git log):
+
+- Elementals are shown as soon as they come into a hand and stay public there;
+  they may be discarded (E11) and pass with Chaos like any card.
+- Air declarations last one gathering; an Air Enchanter in a Tower is wild again.
+- Gatherings need one card from the hand (E6): Tower-only triples are illegal.
+- Idem/Proxima pay from the pile that paid the gathering, with E7's fallback.
+- Idem with no gathering yet may be played (it does nothing); Exodus needs a
+  non-empty Tower; Periculum is never played.
+- Chaos: "left" is the next seat in turn order.
+- Vademecum: an empty deck is refilled from the discard pile (not the Vademecum
+  itself); a Periculum drawn stops the remaining draws.
+- Refills go spot 0, 1, 2, then the face-up spot; a discard pile holding only
+  the Periculum is not reshuffled (the spot stays empty).
+- E21/E22 are checked together after every move; the player to act wins, else
+  the first clockwise; an Artifact winner's reason is "special_victory".
+- An Artifact's "other object" may be a New-gathering card, not the master card.
+- Stuck table: after 2n turns in a row with no gathering, no Trick and an empty
+  deck, the game ends as E23 (reason "stalemate").
+- Legal moves list one canonical declaration per (cards, pattern) and one of the
+  Towers a gathering would leave empty; `apply` accepts any equivalent choice.
 """
 
 from engine.enchanters.game import EnchantersGame
