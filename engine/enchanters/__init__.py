@@ -5,7 +5,7 @@ rule, Air declarations, the seven patterns), `moves` (moves and their JSON),
 `state` (the state and its snapshots), `rules` (transitions, legal moves,
 checks), `views` (views, log redaction, determinization), `game` (the protocol).
 
-Choices where the rules are silent (see also the report in the git log):
+Choices where the rules are silent:
 
 - Elementals are shown as soon as they come into a hand and stay public there;
   they may be discarded (E11) and pass with Chaos like any card.
