@@ -3,8 +3,10 @@
 For each game at its minimum, a middle and its maximum player count, from the
 first decision and from the middle of a random game (fixed seed), it measures
 ISMCTS iterations per second (a fixed iteration budget), random playouts per
-second (clone + `Game.playout`, the floor under any search), their ratio
-(how much of the search time is the game itself), and the seconds the `hard`
+second (clone + `Game.playout`, the floor under any search), determinized
+playouts per second (`determinize` + `playout`: what every iteration must do
+besides walking the tree), the ratios of search to both (it/po, it/dpo: the
+share of search time that is the game itself), and the seconds the `hard`
 level takes for that move. Single process, one core.
 """
 
@@ -65,11 +67,18 @@ def measure(game: Game, state: State, seat: Seat, iterations: int, playouts: int
     for _ in range(playouts):
         playout(clone(), rng)
     playouts_per_s = playouts / (time.perf_counter() - started)
+    determinize = game.determinize
+    started = time.perf_counter()
+    for _ in range(playouts):
+        playout(determinize(state, seat, rng), rng)
+    sampled_per_s = playouts / (time.perf_counter() - started)
     row: dict[str, Any] = {
         "legal_moves": len(game.legal_moves(state)),
         "iterations_per_s": round(iterations_per_s),
         "playouts_per_s": round(playouts_per_s),
+        "determinized_playouts_per_s": round(sampled_per_s),
         "search_vs_playouts": round(iterations_per_s / playouts_per_s, 3),
+        "search_vs_determinized": round(iterations_per_s / sampled_per_s, 3),
     }
     if hard:
         level = get_level("hard")
@@ -82,7 +91,7 @@ def measure(game: Game, state: State, seat: Seat, iterations: int, playouts: int
 def run(games: Sequence[Game], iterations: int, playouts: int, hard: bool) -> dict[str, Any]:
     """Measure every game; print one line per measurement as it completes."""
     print(f"{'game':<12}{'n':>3} {'position':<8}{'moves':>6}{'iter/s':>9}{'playout/s':>11}"
-          f"{'ratio':>7}{'hard s':>8}")
+          f"{'det+po/s':>10}{'it/po':>7}{'it/dpo':>7}{'hard s':>8}")
     out: dict[str, Any] = {}
     for game in games:
         rows = []
@@ -93,7 +102,9 @@ def run(games: Sequence[Game], iterations: int, playouts: int, hard: bool) -> di
                 rows.append(row)
                 print(f"{game.info.id:<12}{n:>3} {name:<8}{row['legal_moves']:>6}"
                       f"{row['iterations_per_s']:>9}{row['playouts_per_s']:>11}"
-                      f"{row['search_vs_playouts']:>7.2f}{row.get('hard_seconds', 0):>8.2f}",
+                      f"{row['determinized_playouts_per_s']:>10}"
+                      f"{row['search_vs_playouts']:>7.2f}{row['search_vs_determinized']:>7.2f}"
+                      f"{row.get('hard_seconds', 0):>8.2f}",
                       flush=True)
         out[game.info.id] = rows
     return out
