@@ -33,7 +33,7 @@ _ALL = (
     Level("random", 0, 0.0, "Plays a uniformly random legal move."),
     Level("easy", 100, 0.1, "A quick information-set MCTS: 100 simulations or 0.1 s."),
     Level("medium", 1000, 0.5, "Information-set MCTS: 1,000 simulations or 0.5 s."),
-    Level("hard", 10000, 1.0, "Information-set MCTS: 10,000 simulations or 1 s."),
+    Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations or 1 s."),
 )
 
 #: Every level by name, weakest first.

@@ -56,7 +56,7 @@ def list_games() -> Response:
                     hidden_information: true
                     options: []
                     bot_levels:
-                      - {name: hard, iterations: 10000, seconds: 1.0, description: "Information-set MCTS: 10,000 simulations or 1 s."}
+                      - {name: hard, iterations: 3000, seconds: 1.0, description: "Information-set MCTS: 3,000 simulations or 1 s."}
     """
     return jsonify(GameListSchema().dump({"games": [describe(game) for game in all_games()]}))
 
