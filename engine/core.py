@@ -224,9 +224,12 @@ class Game:
         return rng.choices(moves, weights)[0]
 
     def playout(self, state: State, rng: random.Random) -> tuple[float, ...]:
-        """Play uniformly random moves (and sampled chance) to the end; return `returns`.
+        """Play to the end with the game's default policy (and sampled chance); return `returns`.
 
-        Mutates `state`. Games may override with a faster equivalent.
+        Mutates `state`. The default policy is uniformly random legal moves.
+        Games may override with a faster equivalent, or with a cheap "heavy"
+        policy that knows the game (e.g. gather when you can), which makes the
+        search's estimates better; it must only ever play legal moves.
         """
         while True:
             player = self.current_player(state)
