@@ -125,7 +125,9 @@ def play_match(
         game = get_game(game)
     jobs = [(game, a, b, players, options, f"{seed}:{i}", i % players) for i in range(games)]
     if processes > 1:
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
+        # spawn, not fork: a fork of a process with threads (Redis clients, test
+        # servers) can deadlock in the child.
+        with multiprocessing.get_context("spawn").Pool(processes) as pool:
             records = pool.map(_play_one, jobs, chunksize=1)
     else:
         records = [_play_one(job) for job in jobs]
