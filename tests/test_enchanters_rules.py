@@ -783,3 +783,79 @@ def test_a_stuck_table_ends_as_e23_and_a_lone_periculum_is_not_reshuffled():
         assert not GAME.is_terminal(s)
         s = play(s, {"type": "pass"})
     assert GAME.is_terminal(s) and GAME.outcome(s).reason == "stalemate"
+
+
+# --- the heavy playout policy (engine/enchanters/policy.py) ------------------------------
+
+
+def _policy_game(n: int, seed: int) -> tuple[EnchantersState, int]:
+    """A seeded game played by the playout policy, every move through the checked `apply`."""
+    from engine.enchanters.policy import policy_move
+
+    rng = random.Random(seed)
+    s = GAME.new_state(n)
+    moves = 0
+    while GAME.current_player(s) != TERMINAL:
+        if GAME.current_player(s) == CHANCE:
+            s = GAME.apply(s, GAME.sample_chance(s, rng))
+        else:
+            s = GAME.apply(s, policy_move(s, rng))  # IllegalMove would fail the test
+            moves += 1
+    return s, moves
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_policy_plays_only_legal_moves_to_the_end(n):
+    for seed in range(8):
+        s, moves = _policy_game(n, seed)
+        assert s.winners and moves > 0
+
+
+def test_policy_finds_a_gathering_exactly_when_there_is_one():
+    from engine.enchanters.cards import GATHERABLE_MASK
+    from engine.enchanters.policy import _completes, best_gathering, pattern_values, policy_move
+
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        s = GAME.new_state(2 + seed % 5)
+        while GAME.current_player(s) != TERMINAL:
+            if GAME.current_player(s) == CHANCE:
+                GAME.step(s, GAME.sample_chance(s, rng))
+                continue
+            towers = s.towers[0] | s.towers[1] | s.towers[2]
+            hand = s.hands[s.turn] & GATHERABLE_MASK
+            if s.phase == ACT:
+                _, best = best_gathering(s, pattern_values(s))
+                assert (best is not None) == bool(gatherings(hand, towers))
+                checked += 1
+            up = s.table[3]
+            if s.phase in (TAKE1, TAKE2) and 0 <= up < 27:
+                with_up = [g for g in gatherings(hand | 1 << up, towers) if up in g[0]]
+                assert _completes(up, hand | towers) == bool(with_up)
+            GAME.step(s, policy_move(s, rng))
+    assert checked > 100
+
+
+def test_policy_gathers_from_the_best_pile_and_plays_idem_without_a_gathering():
+    from engine.enchanters.policy import policy_move
+
+    other_g = ["hat-bronze-fire", "star-gold-earth", "wing-silver-water"]
+    s = build(hands={0: PATTERN_EXAMPLES["A"][:2] + other_g[:2]},
+              towers=[[PATTERN_EXAMPLES["A"][2]], [other_g[2]]])
+    assert {pattern_of(*(chars_of(card(x)) for x in other_g))} == {6}
+    move = policy_move(s, random.Random(0))
+    assert move.type == "gather" and sorted(NAMES[c] for c in move.cards) == sorted(PATTERN_EXAMPLES["A"])
+    assert move.tower == 0  # the Tower the gathering leaves empty
+    s = build(hands={0: ["idem", "hat-silver-water"]}, last_pile="A")
+    assert policy_move(s, random.Random(0)).type == "trick"
+
+
+def test_heavy_playout_ends_the_game_and_conserves_cards():
+    for seed in range(20):
+        rng = random.Random(seed)
+        s = GAME.new_state(2 + seed % 5)
+        returns = GAME.playout(s, rng)
+        assert GAME.is_terminal(s) and returns == GAME.returns(s)
+        assert s.card_places() == ALL_CARDS
+        assert sum(map(sum, s.piles)) + sum(len(o) for o in s.objects) == 49

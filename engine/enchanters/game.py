@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import CHANCE, TERMINAL, Game, GameInfo, Outcome, ranks_for
-from engine.enchanters import rules, views
+from engine.enchanters import policy, rules, views
 from engine.enchanters import state as states
 from engine.enchanters.moves import move_from_json
 from engine.enchanters.state import OVER, TAKE1, EnchantersState
@@ -67,8 +67,8 @@ class EnchantersGame(Game):
         rules.check_move(state, move)
 
     def playout(self, state: EnchantersState, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random legal moves and sampled chance to the end (see `rules.playout`)."""
-        rules.playout(state, rng)
+        """The cheap greedy policy of `policy.playout` and sampled chance to the end (heavy playout)."""
+        policy.playout(state, rng)
         return self.returns(state)
 
     # results ---------------------------------------------------------------
