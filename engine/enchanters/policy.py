@@ -77,6 +77,7 @@ _PROXIMA_BIT = 1 << PROXIMA
 _IDEM_TRICK = PlayTrick(IDEM)
 _VADEMECUM_TRICK = PlayTrick(VADEMECUM)
 _PROXIMA_TRICK = PlayTrick(PROXIMA)
+_EMPTY_TABLE = [-1, -1, -1, -1]
 
 
 def _pairs() -> list[tuple[tuple[int, int, int, int], ...]]:
@@ -98,23 +99,22 @@ GATHER_PAIRS = _pairs()
 ASPECT_MASK = tuple(sum(1 << (a * 9 + r) for r in range(9)) for a in range(3))
 
 
-def _air_pairs(later_only: bool) -> list[list[tuple[tuple[int, int, int, int], ...]]]:
-    """Per Enchanter i and aspect a: (bit of j, pattern, j, completing Enchanter) for the j whose
-    gathering with i needs an Enchanter of aspect a (an Air Enchanter of aspect a stands in)."""
+def _air_partners(later_only: bool) -> list[tuple[int, int, int]]:
+    """Per Enchanter i and aspect a, the mask of the j whose gathering with i needs an Enchanter of
+    aspect a (an Air Enchanter of aspect a stands in for it)."""
     out = []
     for i in range(NUM_ENCHANTERS):
-        per_aspect: list[list[tuple[int, int, int, int]]] = [[], [], []]
+        per_aspect = [0, 0, 0]
         for j in range(NUM_ENCHANTERS):
             if j != i and (j > i or not later_only):
-                k = COMPLETE[i][j]
-                per_aspect[k // 9].append((1 << j, PAIR_PATTERN[i][j], j, k))
-        out.append([tuple(x) for x in per_aspect])
+                per_aspect[COMPLETE[i][j] // 9] |= 1 << j
+        out.append((per_aspect[0], per_aspect[1], per_aspect[2]))
     return out
 
 
-#: AIR_PAIRS[i][a]: every such j; AIR_PAIRS_LATER[i][a]: only j > i (each pair once).
-AIR_PAIRS = _air_pairs(False)
-AIR_PAIRS_LATER = _air_pairs(True)
+#: AIR_PARTNERS[i][a]: every such j; AIR_PARTNERS_LATER[i][a]: only j > i (each pair once).
+AIR_PARTNERS = _air_partners(False)
+AIR_PARTNERS_LATER = _air_partners(True)
 _PILE_MEAN: dict[tuple[int, ...], float] = {}
 _VALUES: dict[tuple[tuple[int, ...], ...], list[float]] = {}
 
@@ -171,7 +171,10 @@ def _completes(card: int, avail: int) -> bool:
 
 
 def best_gathering(s: EnchantersState, values: list[float]) -> tuple[float, Any]:
-    """The gathering the policy likes best now and its score, or (-1e9, None) when there is none."""
+    """The gathering the policy likes best now and its score, or (-1e9, None) when there is none.
+
+    The gathering is (cards, declarations, tower, pattern), ready for `rules._gather`.
+    """
     seat = s.turn
     hand = s.hands[seat] & GATHERABLE_MASK
     towers = s.towers
@@ -193,13 +196,13 @@ def best_gathering(s: EnchantersState, values: list[float]) -> tuple[float, Any]
                     score = values[pattern] - HAND_CARD_COST * (1 + (hand & m).bit_count())
                 if score > best_score:
                     best_score = score
-                    best = ((i, j, k) if i < j else (j, i, k) if i < k else (j, k, i), (), m | low)
+                    best = ((i, j, k) if i < j else (j, i, k) if i < k else (j, k, i), (), m | low, pattern)
     airs = avail & AIR_MASK
     if airs:
         best_score, best = _best_with_airs(hand, avail, airs, values, bonus, best_score, best)
     if best is None:
         return best_score, None
-    cards, decl, used = best
+    cards, decl, used, pattern = best
     tower = 0
     fewest = 99
     for t in range(NUM_TOWERS):
@@ -207,7 +210,7 @@ def best_gathering(s: EnchantersState, values: list[float]) -> tuple[float, Any]
         if left < fewest:
             fewest = left
             tower = t
-    return best_score, Gather(cards, tower, decl)
+    return best_score, (cards, decl, tower, pattern)
 
 
 def _best_with_airs(
@@ -227,19 +230,24 @@ def _best_with_airs(
         w_in_hand = hand & wbit
         # one Air with two Enchanters i < j: from the hand, at least one of the three
         regs = regs_avail if w_in_hand else hand & ENCHANTER_MASK
-        table = AIR_PAIRS_LATER if w_in_hand else AIR_PAIRS
+        partners = AIR_PARTNERS_LATER if w_in_hand else AIR_PARTNERS
         while regs:
             low = regs & -regs
             regs ^= low
             i = low.bit_length() - 1
-            for jbit, pattern, j, k in table[i][a]:
-                if regs_avail & jbit:
-                    used = low | jbit | wbit
-                    mine = (hand & used).bit_count()
-                    score = values[pattern] - cost * (1 + mine) + (bonus if mine == 3 else 0.0)
-                    if score > best_score:
-                        best_score = score
-                        best = ((i, j, w) if i < j else (j, i, w), ((w, k // 3 % 3, k % 3),), used)
+            found = regs_avail & partners[i][a]
+            while found:
+                jbit = found & -found
+                found ^= jbit
+                j = jbit.bit_length() - 1
+                used = low | jbit | wbit
+                mine = (hand & used).bit_count()
+                pattern = PAIR_PATTERN[i][j]
+                score = values[pattern] - cost * (1 + mine) + (bonus if mine == 3 else 0.0)
+                if score > best_score:
+                    best_score = score
+                    k = COMPLETE[i][j]
+                    best = ((i, j, w) if i < j else (j, i, w), ((w, k // 3 % 3, k % 3),), used, pattern)
     if (airs & (airs - 1)) == 0:
         return best_score, best
     # two Airs with one Enchanter of the remaining aspect, declared for the best of the four patterns
@@ -264,7 +272,7 @@ def _best_with_airs(
                     score = values[pattern] - base
                     if score > best_score:
                         best_score = score
-                        best = ((r, w1, w2), decl, used)
+                        best = ((r, w1, w2), decl, used, pattern)
     if airs == AIR_MASK and hand & AIR_MASK:
         mine = (hand & AIR_MASK).bit_count()
         base = cost * (1 + mine) - (bonus if mine == 3 else 0.0)
@@ -272,13 +280,12 @@ def _best_with_airs(
             score = values[pattern] - base
             if score > best_score:
                 best_score = score
-                best = ((AIR_FIRST, AIR_FIRST + 1, AIR_FIRST + 2), decl, AIR_MASK)
+                best = ((AIR_FIRST, AIR_FIRST + 1, AIR_FIRST + 2), decl, AIR_MASK, pattern)
     return best_score, best
 
 
-def act_move(s: EnchantersState) -> Any:
-    """Step 2 (E10): the best gathering, else a useful Trick, else nothing."""
-    values = pattern_values(s)
+def act_move(s: EnchantersState, values: list[float]) -> Any:
+    """Step 2 (E10): the best gathering (as `best_gathering` gives it), else a useful Trick, else PASS."""
     score, gather = best_gathering(s, values)
     hand = s.hands[s.turn]
     if hand & _IDEM_BIT and s.last_pile >= 0 and values[s.last_pile] > score + IDEM_MARGIN:
@@ -349,7 +356,11 @@ def policy_move(s: EnchantersState, rng: random.Random) -> Any:
     """The policy's move for the player to act (a legal move; not for chance or the end)."""
     phase = s.phase
     if phase == ACT:
-        return act_move(s)
+        move = act_move(s, pattern_values(s))
+        if move[-1] in ("trick", "pass"):
+            return move
+        cards, decl, tower, _ = move
+        return Gather(cards, tower, decl)
     if phase == DISCARD:
         return DISCARDS[discard_card(s, rng)]
     return TAKES[take_spot(s, rng)]
@@ -363,29 +374,37 @@ def _random_card(mask: int, rng: random.Random) -> int:
 
 
 def playout(s: EnchantersState, rng: random.Random) -> None:
-    """Play the policy and sampled chance to the end of the game, in place."""
+    """Play the policy and sampled chance to the end of the game, in place.
+
+    `rules.advance` is called only when a step may have left automatic work (see its cases).
+    """
     rand = rng.random
+    values = pattern_values(s)
     while True:
         phase = s.phase
         if phase == OVER:
             return
-        if phase in (REFILL, VADEMECUM_DRAW):
+        if phase == REFILL:
             deck = s.deck
             r = int(rand() * deck.bit_count())
             for _ in range(r):
                 deck &= deck - 1
             _draw(s, (deck & -deck).bit_length() - 1)
+            if s.refill and s.deck:
+                continue  # the next spot is refilled from the deck
         elif phase in (TAKE1, TAKE2):
             _take(s, take_spot(s, rng))
+            if not s.skip_act and s.phase != OVER and (s.phase == ACT or s.table != _EMPTY_TABLE):
+                continue  # the next decision is this player's again
         elif phase == ACT:
-            move = act_move(s)
+            move = act_move(s, values)
             kind = move[-1]
-            if kind == "gather":
-                _gather(s, move[0], move[1], move[2])
-            elif kind == "trick":
+            if kind == "trick":
                 _trick(s, move[0], move[1])
-            else:
+            elif kind == "pass":
                 s.phase = DISCARD
+            else:
+                _gather(s, move[0], move[2], move[1], move[3])
         elif phase == DISCARD:
             _discard(s, discard_card(s, rng))
         elif phase == OBJECT:
@@ -402,6 +421,13 @@ def playout(s: EnchantersState, rng: random.Random) -> None:
                 r -= counts[value]
                 value += 1
             _object(s, value)
+            values = pattern_values(s)
+        elif phase == VADEMECUM_DRAW:
+            deck = s.deck
+            r = int(rand() * deck.bit_count())
+            for _ in range(r):
+                deck &= deck - 1
+            _draw(s, (deck & -deck).bit_length() - 1)
         elif phase == FIRST:
             s.turn = int(rand() * s.n)
             s.phase = TAKE1

@@ -259,11 +259,15 @@ def gathering_pattern(cards: tuple[int, ...], air: tuple[tuple[int, int, int], .
     return pattern_of(chars[0], chars[1], chars[2])  # type: ignore[arg-type]
 
 
-def _gather(s: EnchantersState, cards: tuple[int, ...], tower: int, air: tuple) -> None:
-    """E6/E7: the cards leave hand and Towers, fill the chosen Tower, and the payouts queue up."""
+def _gather(s: EnchantersState, cards: tuple[int, ...], tower: int, air: tuple, pattern: int = -1) -> None:
+    """E6/E7: the cards leave hand and Towers, fill the chosen Tower, and the payouts queue up.
+
+    `pattern` may be given by a caller that already knows it (the playout policy).
+    """
     seat = s.turn
     s.busy = True
-    pattern = gathering_pattern(cards, air)
+    if pattern < 0:
+        pattern = gathering_pattern(cards, air)
     towers = s.towers
     mask = 0
     all_from_hand = True

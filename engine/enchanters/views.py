@@ -25,7 +25,6 @@ from engine.enchanters.cards import (
     PILE_LETTERS,
     TRICK_NAMES,
     cards_of,
-    mask_of,
     names_of,
 )
 from engine.enchanters.rules import has_artifact, next_pile, points
@@ -189,66 +188,103 @@ def determinize(s: EnchantersState, seat: int, rng: random.Random) -> Enchanters
     return d
 
 
+def _shuffle(items: list[Any], rand: Any, count: int | None = None) -> None:
+    """Fisher-Yates with `rng.random` (faster than `random.shuffle`); with `count`, only the
+    first `count` places are drawn (a uniform random ordered sample from the whole list)."""
+    size = len(items)
+    for i in range(size if count is None else min(count, size - 1)):
+        j = i + int(rand() * (size - i))
+        items[i], items[j] = items[j], items[i]
+
+
 def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
+    """Deal the cards `seat` cannot place: others' hidden hand cards, face-down table cards, the deck.
+
+    Elementals and the Periculum are never hidden in a hand (they are shown as they come), so
+    hidden hand slots get ordinary cards; the table spots get any of what is left.
+    """
+    rand = rng.random
     mine = s.known[seat] | ELEMENTAL_MASK
-    slot_owner: list[int] = []
-    pool: list[int] = []
-    for p in range(s.n):
-        if p != seat:
-            for c in cards_of(s.hands[p] & ~mine):
-                slot_owner.append(p)
-                pool.append(c)
-    h = len(pool)
+    n = s.n
+    hidden = [s.hands[p] & ~mine if p != seat else 0 for p in range(n)]
+    hidden_mask = 0
+    for m in hidden:
+        hidden_mask |= m
     spots = [i for i in range(FACE_UP_SPOT) if s.table[i] >= 0]
-    pool.extend(s.table[i] for i in spots)
-    pool.extend(cards_of(s.deck))
-    if not pool:
+    table_mask = 0
+    for i in spots:
+        table_mask |= 1 << s.table[i]
+    pool_mask = hidden_mask | table_mask | s.deck
+    if not pool_mask:
         return
-    restricted = [c for c in pool if c >= ELEMENTAL_FIRST or c == PERICULUM]  # never hidden in a hand
-    free = [c for c in pool if c < ELEMENTAL_FIRST and c != PERICULUM]
-    rng.shuffle(free)
-    placed: list[int] = [-1] * len(pool)
-    for c, pos in zip(restricted, rng.sample(range(len(pool) - h), len(restricted)), strict=True):
-        placed[h + pos] = c
-    it = iter(free)
-    for i in range(len(pool)):
-        if placed[i] < 0:
-            placed[i] = next(it)
-    pool_mask = mask_of(pool)
-    # who knew each hidden slot's old card goes on knowing the new card in that slot
-    watchers = [[o for o in range(s.n) if s.known[o] >> pool[k] & 1] for k in range(h)]
-    d.known = [k & ~pool_mask for k in s.known]
-    d.hands = [hand & ~pool_mask for hand in s.hands]
-    for k in range(h):
-        bit = 1 << placed[k]
-        d.hands[slot_owner[k]] |= bit
-        for o in watchers[k]:
-            d.known[o] |= bit
+    free = cards_of(pool_mask & ~(ELEMENTAL_MASK | 1 << PERICULUM))
+    h = hidden_mask.bit_count()
+    _shuffle(free, rand, h)
+    # hidden slots, in seat then card order, get free[0..h)
+    new_of: dict[int, int] = {}
+    hands = d.hands = [hand & ~pool_mask for hand in s.hands]
+    k = 0
+    for p in range(n):
+        m = hidden[p]
+        while m:
+            low = m & -m
+            m ^= low
+            c = free[k]
+            k += 1
+            new_of[low.bit_length() - 1] = c
+            hands[p] |= 1 << c
+    rest = free[h:]
+    rest.extend(cards_of(pool_mask & (ELEMENTAL_MASK | 1 << PERICULUM)))
+    _shuffle(rest, rand, len(spots))
+    deck = pool_mask
+    for p in range(n):
+        deck &= ~hands[p]
     for j, i in enumerate(spots):
-        d.table[i] = placed[h + j]
-    d.deck = mask_of(placed[h + len(spots):])
+        c = rest[j]
+        d.table[i] = c
+        deck &= ~(1 << c)
+    d.deck = deck
+    # who knew a hidden slot's old card goes on knowing the new card in that slot
+    known = d.known = [kn & ~pool_mask for kn in s.known]
+    for o in range(n):
+        watched = s.known[o] & hidden_mask
+        while watched:
+            low = watched & -watched
+            watched ^= low
+            known[o] |= 1 << new_of[low.bit_length() - 1]
 
 
 def _resample_objects(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
+    """Others' object values and the piles' contents, shuffled together pile by pile (rejecting
+    samples where another player would already have won: the game would be over)."""
     others = [p for p in range(s.n) if p != seat and s.objects[p]]
     if not others:
         return
+    rand = rng.random
+    slots_by_pile: list[list[tuple[int, int]]] = [[] for _ in range(NUM_PILES)]
+    for p in others:
+        for i, code in enumerate(s.objects[p]):
+            slots_by_pile[code >> 3].append((p, i))
+    used = [q for q in range(NUM_PILES) if slots_by_pile[q]]
+    pools = []
+    for q in used:
+        values = [s.objects[p][i] & 7 for p, i in slots_by_pile[q]]
+        for v, k in enumerate(s.piles[q]):
+            if k:
+                values.extend([v] * k)
+        pools.append(values)
     for _ in range(_REJECTION_TRIES):
         objects = [list(o) for o in s.objects]
-        piles = []
-        for q in range(NUM_PILES):
-            slots = [(p, i) for p in others for i, code in enumerate(s.objects[p]) if code >> 3 == q]
-            if not slots:
-                piles.append(s.piles[q])
-                continue
-            values = [objects[p][i] & 7 for p, i in slots]
-            for v, k in enumerate(s.piles[q]):
-                values.extend([v] * k)
-            rng.shuffle(values)
+        piles = s.piles[:]
+        for q, values in zip(used, pools, strict=True):
+            slots = slots_by_pile[q]
+            _shuffle(values, rand, len(slots))
             for (p, i), v in zip(slots, values, strict=False):
                 objects[p][i] = q * 8 + v
-            rest = values[len(slots):]
-            piles.append(tuple(rest.count(v) for v in range(MAX_VALUE + 1)))
+            counts = [0] * (MAX_VALUE + 1)
+            for v in values[len(slots):]:
+                counts[v] += 1
+            piles[q] = tuple(counts)
         d.objects = [tuple(o) for o in objects]
         d.piles = piles
         d.recount()
