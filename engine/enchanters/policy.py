@@ -64,7 +64,7 @@ from engine.enchanters.state import (
 )
 
 #: What each hand card used in a gathering costs, in points (cards are the means of the next one).
-HAND_CARD_COST = 0.25
+HAND_CARD_COST = 0.25  # at least 1/4: an Air gathering then scores at most its pile value (pruning)
 #: Idem instead of a gathering only when it pays this much more (a gathering keeps Idem for later).
 IDEM_MARGIN = 1.0
 #: Discard order: lower first (Elementals score, keep them).
@@ -236,13 +236,16 @@ def _best_with_airs(
             regs ^= low
             i = low.bit_length() - 1
             found = regs_avail & partners[i][a]
+            row = PAIR_PATTERN[i]
             while found:
                 jbit = found & -found
                 found ^= jbit
                 j = jbit.bit_length() - 1
+                pattern = row[j]
+                if values[pattern] <= best_score:
+                    continue  # an Air gathering scores at most its pile's value
                 used = low | jbit | wbit
                 mine = (hand & used).bit_count()
-                pattern = PAIR_PATTERN[i][j]
                 score = values[pattern] - cost * (1 + mine) + (bonus if mine == 3 else 0.0)
                 if score > best_score:
                     best_score = score
@@ -386,10 +389,16 @@ def playout(s: EnchantersState, rng: random.Random) -> None:
             return
         if phase == REFILL:
             deck = s.deck
-            r = int(rand() * deck.bit_count())
-            for _ in range(r):
-                deck &= deck - 1
-            _draw(s, (deck & -deck).bit_length() - 1)
+            high = deck.bit_length()
+            if deck.bit_count() * 3 >= high:  # dense: a random position is in the deck 1 time in 3
+                card = int(rand() * high)
+                while not deck >> card & 1:
+                    card = int(rand() * high)
+            else:
+                for _ in range(int(rand() * deck.bit_count())):
+                    deck &= deck - 1
+                card = (deck & -deck).bit_length() - 1
+            _draw(s, card)
             if s.refill and s.deck:
                 continue  # the next spot is refilled from the deck
         elif phase in (TAKE1, TAKE2):
