@@ -18,6 +18,7 @@ run: $(STAMP)
 	$(BIN)/python -m api.devserver
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 strength: $(STAMP)
