@@ -848,7 +848,12 @@ def test_policy_gathers_from_the_best_pile_and_plays_idem_without_a_gathering():
     assert move.type == "gather" and sorted(NAMES[c] for c in move.cards) == sorted(PATTERN_EXAMPLES["A"])
     assert move.tower == 0  # the Tower the gathering leaves empty
     s = build(hands={0: ["idem", "hat-silver-water"]}, last_pile="A")
-    assert policy_move(s, random.Random(0)).type == "trick"
+    assert policy_move(s, random.Random(0)) == GAME.move_from_json({"type": "trick", "trick": "idem"})
+    # Chaos brings seat 0 the hand on its right (seat 2 of 3): two Elementals more than its own
+    s = build(n=3, hands={0: ["chaos", "hat-silver-water"], 2: ["elemental-fire", "elemental-water"]})
+    assert policy_move(s, random.Random(0)) == GAME.move_from_json({"type": "trick", "trick": "chaos"})
+    s = build(n=3, hands={0: ["chaos", "hat-silver-water"], 1: ["elemental-fire", "elemental-water"]})
+    assert policy_move(s, random.Random(0)).type != "trick"
 
 
 def test_heavy_playout_ends_the_game_and_conserves_cards():
