@@ -122,7 +122,6 @@ def _air_partners(later_only: bool) -> list[tuple[int, int, int]]:
 AIR_PARTNERS = _air_partners(False)
 AIR_PARTNERS_LATER = _air_partners(True)
 _PILE_MEAN: dict[tuple[int, ...], float] = {}
-_VALUES: dict[tuple[tuple[int, ...], ...], list[float]] = {}
 
 
 def _mean(counts: tuple[int, ...]) -> float:
@@ -135,22 +134,18 @@ def _mean(counts: tuple[int, ...]) -> float:
 
 def pattern_values(s: EnchantersState) -> list[float]:
     """Per pattern A..G, the mean value of the object it would pay now (E7's fallback included)."""
-    key = tuple(s.piles)
-    out = _VALUES.get(key)
-    if out is None:
-        means = [_mean(p) for p in key]
-        out = []
-        for q in range(NUM_PILES):
-            for k in range(NUM_PILES):
-                m = means[(q + k) % NUM_PILES]
-                if m >= 0:
-                    out.append(m)
-                    break
-            else:
-                out.append(0.0)
-        if len(_VALUES) > 100_000:  # bounded: pile contents only shrink, but games are many
-            _VALUES.clear()
-        _VALUES[key] = out
+    means = [_mean(p) for p in s.piles]
+    if min(means) >= 0:
+        return means
+    out = []
+    for q in range(NUM_PILES):
+        for k in range(NUM_PILES):
+            m = means[(q + k) % NUM_PILES]
+            if m >= 0:
+                out.append(m)
+                break
+        else:
+            out.append(0.0)
     return out
 
 
