@@ -3,7 +3,9 @@
 Modules, vocabulary first: `cards` (cards, piles, objects), `sets` (the set
 rule, Air declarations, the seven patterns), `moves` (moves and their JSON),
 `state` (the state and its snapshots), `rules` (transitions, legal moves,
-checks), `views` (views, log redaction, determinization), `game` (the protocol).
+checks, a uniformly random playout), `views` (views, log redaction,
+determinization), `policy` (the greedy default playout the search uses),
+`game` (the protocol).
 
 Choices where the rules are silent:
 
@@ -24,6 +26,8 @@ Choices where the rules are silent:
 - An Artifact's "other object" may be a New-gathering card, not the master card.
 - Stuck table: after 2n turns in a row with no gathering, no Trick and an empty
   deck, the game ends as E23 (reason "stalemate").
+- The search's playout is a greedy player (`policy`), not uniformly random moves:
+  random playouts in this race mostly measured luck.
 - Legal moves list one canonical declaration per (cards, pattern) and one of the
   Towers a gathering would leave empty; `apply` accepts any equivalent choice.
 """
