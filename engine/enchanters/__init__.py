@@ -3,7 +3,7 @@
 Modules, vocabulary first: `cards` (cards, piles, objects), `sets` (the set
 rule, Air declarations, the seven patterns), `moves` (moves and their JSON),
 `state` (the state and its snapshots), `rules` (transitions, legal moves,
-checks, a uniformly random playout), `views` (views, log redaction,
+checks), `views` (views, log redaction,
 determinization), `policy` (the greedy default playout the search uses),
 `game` (the protocol).
 
