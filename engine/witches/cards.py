@@ -8,6 +8,7 @@ helper, so the rules and the playout can index instead of compute.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 Card = int
 CardSet = int  # bit mask over the 54 cards
@@ -59,17 +60,21 @@ _CHUNK_SCORE: tuple[int, ...] = tuple(
 )
 
 
-def cards_of(mask: CardSet) -> list[Card]:
-    """The cards of a mask as a new list, in index order."""
-    out: list[Card] = []
+def expand(mask: CardSet, chunks: tuple[tuple[tuple[Any, ...], ...], ...], out: list[Any]) -> list[Any]:
+    """Append to `out` the entry of each card in `mask`, read from a [colour][9-bit chunk] table."""
     colour = 0
     while mask:
         chunk = mask & 511
         if chunk:
-            out += _CHUNK_CARDS[colour][chunk]
+            out += chunks[colour][chunk]
         mask >>= 9
         colour += 1
     return out
+
+
+def cards_of(mask: CardSet) -> list[Card]:
+    """The cards of a mask as a new list, in index order."""
+    return expand(mask, _CHUNK_CARDS, [])
 
 
 #: Magic Points of any 18-bit chunk (two colours): 3 lookups score a whole set

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from engine.errors import InvalidMove
-from engine.witches.cards import CARD_BY_NAME, NAMES, NUM_CARDS, parse_card
+from engine.witches.cards import CARD_BY_NAME, NAMES, NUM_CARDS, expand, parse_card
 
 MAX_SEATS = 6
 
@@ -152,16 +152,8 @@ PLAY_CHUNKS = _chunk_table(PLAYS)
 TRUMP_CHUNKS = _chunk_table(TRUMPS)
 
 
-def moves_of(mask: int, chunks: tuple[tuple[tuple[Any, ...], ...], ...], out: list[Any]) -> list[Any]:
-    """Append to `out` the move of each card in `mask` (PLAY_CHUNKS or TRUMP_CHUNKS); return it."""
-    colour = 0
-    while mask:
-        chunk = mask & 511
-        if chunk:
-            out += chunks[colour][chunk]
-        mask >>= 9
-        colour += 1
-    return out
+#: Append to `out` the move of each card in a mask, read from PLAY_CHUNKS or TRUMP_CHUNKS.
+moves_of = expand
 
 _BY_CARD: dict[str, tuple[Any, ...]] = {
     "play": PLAYS,
