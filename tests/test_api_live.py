@@ -11,10 +11,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import free_port
+
+from engine import all_games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,8 +29,9 @@ def readme_session() -> str:
     return blocks[0]
 
 
-@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
-def test_readme_curl_session_plays_a_match_to_the_end(redis_url: str, redis) -> None:
+@pytest.fixture(scope="module")
+def live_api(redis_url: str) -> Iterator[str]:
+    """A dev server (gunicorn and an RQ worker, as `make run` starts them) on a free port."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
     server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
@@ -43,14 +47,7 @@ def test_readme_curl_session_plays_a_match_to_the_end(redis_url: str, redis) -> 
                 if time.monotonic() > deadline or server.poll() is not None:
                     pytest.fail("the dev server did not come up")
                 time.sleep(0.2)
-        # Verbatim but for the bot level: `hard` thinks a second a move; `random` keeps the suite fast.
-        script = readme_session().replace('"level": "hard"', '"level": "random"')
-        assert script != readme_session()
-        run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT, capture_output=True,
-                             text=True, timeout=240, env={**os.environ, "API": f"http://127.0.0.1:{port}"})
-        assert run.returncode == 0, run.stderr + run.stdout
-        assert '"status": "finished"' in run.stdout and '"winners"' in run.stdout, run.stdout
-        assert "you play" in run.stdout
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -58,3 +55,15 @@ def test_readme_curl_session_plays_a_match_to_the_end(redis_url: str, redis) -> 
         except subprocess.TimeoutExpired:
             server.kill()
             raise
+
+
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
+@pytest.mark.parametrize("game_id", [game.info.id for game in all_games()])
+def test_readme_curl_session_plays_a_match_to_the_end(live_api: str, game_id: str) -> None:
+    # Verbatim, with the README's own knobs: `hard` thinks a second a move, `random` keeps the suite fast.
+    env = {**os.environ, "API": live_api, "GAME": game_id, "LEVEL": "random"}
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", readme_session()], cwd=ROOT,
+                         capture_output=True, text=True, timeout=240, env=env)
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert '"status": "finished"' in run.stdout and '"winners"' in run.stdout, run.stdout
+    assert "you play" in run.stdout
