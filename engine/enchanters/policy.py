@@ -377,13 +377,6 @@ def policy_move(s: EnchantersState, rng: random.Random) -> Any:
     return TAKES[take_spot(s, rng)]
 
 
-def _random_card(mask: int, rng: random.Random) -> int:
-    r = int(rng.random() * mask.bit_count())
-    for _ in range(r):
-        mask &= mask - 1
-    return (mask & -mask).bit_length() - 1
-
-
 def playout(s: EnchantersState, rng: random.Random) -> None:
     """Play the policy and sampled chance to the end of the game, in place.
 
