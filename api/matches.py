@@ -196,7 +196,7 @@ def legal_moves(match_id: str) -> Response:
           content:
             application/json:
               schema: LegalMovesSchema
-              example: {"version": 3, "to_act": 0, "you": 0, "legal_moves": [{"card": "R7"}]}
+              example: {"version": 3, "to_act": 0, "you": 0, "legal_moves": [{"type": "play", "card": "orange-1"}]}
         401: Unauthorized
         404: NotFound
     """
@@ -229,7 +229,11 @@ def play(match_id: str) -> Response:
         content:
           application/json:
             schema: MoveRequestSchema
-            example: {"move": {"card": "R7"}, "version": 3}
+            examples:
+              witches: {summary: "The Witches' Wheel: play a card", value: {"move": {"type": "play", "card": "orange-1"}, "version": 3}}
+              enchanters_take: {summary: "The Enchanters' Gathering: take the face-up card", value: {"move": {"type": "take", "spot": 3}, "version": 3}}
+              enchanters_gather: {summary: "The Enchanters' Gathering: a gathering with an Air Enchanter", value: {"move": {"type": "gather", "cards": ["hat-silver-water", "hat-silver-fire", "air-hat"], "tower": 0, "air": {"air-hat": {"school": "silver", "element": "earth"}}}, "version": 3}}
+              cube: {summary: "The Magic Cube: roll the die", value: {"move": {"type": "roll"}, "version": 3}}
       responses:
         200:
           description: Played; the body is the caller's new view
@@ -290,8 +294,8 @@ def log(match_id: str) -> Response:
                 id: 4f1c2e9a0b7d3a65
                 version: 3
                 entries:
-                  - {index: 0, seat: null, chance: true, move: {"deal": "hidden"}}
-                  - {index: 1, seat: 0, chance: false, move: {"card": "R7"}}
+                  - {index: 0, seat: null, chance: true, move: {"type": "deal", "seat": 0}}
+                  - {index: 1, seat: 0, chance: false, move: {"type": "play", "card": "orange-1"}}
         401: Unauthorized
         404: NotFound
     """

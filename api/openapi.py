@@ -40,8 +40,11 @@ MATCH_VIEW_EXAMPLE: dict[str, Any] = {
         {"seat": 0, "type": "human", "level": None, "filled": True},
         {"seat": 1, "type": "bot", "level": "hard", "filled": True},
     ],
-    "state": {"hand": ["R7", "B3"], "trick": []},
-    "legal_moves": [{"card": "R7"}, {"card": "B3"}],
+    "state": {
+        "players": 2, "seat": 0, "phase": "play", "to_act": 0, "trump": "yellow-7", "leader": 0,
+        "trick": [], "hand_sizes": [2, 2], "scores": [0, 0], "hand": ["orange-1", "green-7"],
+    },
+    "legal_moves": [{"type": "play", "card": "orange-1"}, {"type": "play", "card": "green-7"}],
     "outcome": None,
     "bot": None,
     "seeded": False,
@@ -69,7 +72,9 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
     "Invalid": ("Invalid fields", 422, "the request body has invalid fields",
                 {"errors": {"seats": ["Missing data for required field."]}}),
     "IllegalMove": ("Invalid fields, or a move the rules forbid (rule and legal moves named)", 422,
-                    "W5: you must follow suit", {"rule": "W5", "legal_moves": [{"card": "R7"}]}),
+                    "W7: blue-4 is not in seat 0's hand",
+                    {"rule": "W7", "legal_moves": [{"type": "play", "card": "orange-1"},
+                                                   {"type": "play", "card": "green-7"}]}),
 }
 
 

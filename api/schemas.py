@@ -62,7 +62,7 @@ class MoveRequestSchema(Schema):
 
     move = fields.Raw(
         required=True, allow_none=False,
-        metadata=_doc("one entry of legal_moves, verbatim", {"card": "R7"}),
+        metadata=_doc("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
     )
     version = fields.Integer(
         strict=True, validate=validate.Range(0),
