@@ -41,6 +41,20 @@ def test_openapi_is_valid_and_served(client) -> None:
             assert has_example, f"{method} {path} has no example"
 
 
+def test_move_examples_are_moves_of_their_games() -> None:
+    """Each documented move request parses as a move of the game its example names."""
+    from engine.registry import get_game
+
+    document = yaml.safe_load(COMMITTED.read_text())
+    body = document["paths"]["/v1/matches/{match_id}/moves"]["post"]["requestBody"]
+    examples = body["content"]["application/json"]["examples"]
+    assert {name.split("_")[0] for name in examples} == {"witches", "enchanters", "cube"}
+    for name, example in examples.items():
+        game = get_game(name.split("_")[0])
+        move = example["value"]["move"]
+        assert game.move_to_json(game.move_from_json(move)) == move, name
+
+
 def test_swagger_ui_is_served_locally(client) -> None:
     page = client.get("/docs")
     assert page.status_code == 200 and b"/openapi.json" in page.data and b"https://" not in page.data
