@@ -4,10 +4,18 @@ One tree per decision, seen from the searching seat. Each iteration samples a
 determinization (a full state consistent with what the seat knows), walks the
 tree choosing among the moves legal in *that* sample with UCB1 using
 availability counts, samples chance outcomes without making nodes for them,
-expands one untried move, finishes with the game's fast random playout and
+expands one untried move, finishes with the game's fast playout and
 credits each node with the reward of the seat who moved into it, so any
-number of players works. Nodes keep statistics only; the sample is stepped in
-place with the unchecked `Game.step`.
+number of players works.
+
+When the game offers a heuristic (`Game.heuristic_move`), a node expands the
+heuristic's move first and widens progressively: its k-th move only after
+about k² visits. Without it, a node with 30 moves would be judged by 30 mostly
+random moves before UCB could prefer any, and a small budget would play worse
+than the playout policy it runs on.
+
+Nodes keep statistics only; the sample is stepped in place with the
+unchecked `Game.step`.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from engine.core import CHANCE, TERMINAL, Game, Move, Seat, State
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
+#: With a game heuristic, a node gets its k-th move once visited k**2 / WIDENING times.
+WIDENING = 1.0
 #: Read the clock once every this many iterations (a power of two).
 CHECK_EVERY = 8
 
@@ -52,7 +62,7 @@ class SearchResult:
 class _Node:
     """Statistics of one move in the tree: who made it, visits, availability, summed reward."""
 
-    __slots__ = ("player", "visits", "avail", "reward", "mean", "spread", "children")
+    __slots__ = ("player", "visits", "avail", "reward", "mean", "spread", "children", "visits_here")
 
     def __init__(self, player: int) -> None:
         self.player = player      # seat who made the move leading here (credited with its reward)
@@ -62,6 +72,7 @@ class _Node:
         self.mean = 0.0           # reward / visits, kept up to date by backpropagation
         self.spread = 0.0         # exploration / sqrt(visits), likewise: selection only multiplies
         self.children: dict[Move, _Node] = {}
+        self.visits_here = 0      # times the search stood at this node to choose a move
 
 
 def choose_move(
@@ -119,6 +130,7 @@ def search(
     sample_chance = game.sample_chance
     playout = game.playout
     returns = game.returns
+    heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
     randrange = rng.randrange
     sqrt = math.sqrt
     log_table = _LOG_TABLE
@@ -155,6 +167,7 @@ def search(
             best = None
             best_move = None
             best_value = -1.0
+            tried = 0
             for move in legal_moves(sample):
                 child = get(move)
                 if child is None:
@@ -163,17 +176,29 @@ def search(
                     else:
                         untried.append(move)
                     continue
+                tried += 1
                 avail = child.avail + 1
                 child.avail = avail
-                if untried is None:
+                if untried is None or heuristic is not None:
                     value = child.mean + child.spread * (
                         log_table[avail] if avail < table_size else _root_log(avail))
                     if value > best_value:
                         best_value = value
                         best = child
                         best_move = move
+            node.visits_here += 1
+            # progressive widening: one more move only once the node has been visited enough
+            if (untried is not None and heuristic is not None and best is not None
+                    and tried * tried > node.visits_here * WIDENING):
+                untried = None
             if untried is not None:
-                move = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                move = None
+                if heuristic is not None:
+                    move = heuristic(sample, rng)
+                    if move not in untried:
+                        move = None
+                if move is None:
+                    move = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
                 child = new_node(player)
                 child.avail = 1
                 children[move] = child

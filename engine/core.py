@@ -240,6 +240,16 @@ class Game:
             else:
                 self.step(state, rng.choice(self.legal_moves(state)))
 
+    def heuristic_move(self, state: State, rng: random.Random) -> Move | None:
+        """A cheap sensible move for the player to act, or None when the game has no such policy.
+
+        The search expands this move first and widens the other moves in
+        progressively, so a wide node is not judged by its random moves while
+        most of its moves are still untried. Like `playout`, it may look at the
+        whole state (the search calls it on determinizations only).
+        """
+        return None
+
     # information -------------------------------------------------------------
 
     def view(self, state: State, seat: Seat | None) -> dict[str, Json]:

@@ -163,6 +163,22 @@ def test_fast_playout_ends_the_game(game: Game, n: int, options: dict) -> None:
         assert returns == game.returns(state)
 
 
+@pytest.mark.parametrize(("game", "n", "options"), CASES, ids=CASE_IDS)
+def test_heuristic_moves_are_legal(game: Game, n: int, options: dict) -> None:
+    """A game's heuristic (the search's first expansion) names a legal move, or nothing, and changes nothing."""
+    rng = random.Random(11)
+    for seed in range(3):
+        for state, move in random_trajectory(game, n, options, seed):
+            if move is None or game.current_player(state) < 0:
+                continue
+            before = snapshot(game, state)
+            suggested = game.heuristic_move(state, rng)
+            if suggested is None:
+                break  # the game has no heuristic
+            assert suggested in game.legal_moves(state)
+            assert snapshot(game, state) == before, "the heuristic changed the state"
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     case=st.sampled_from(CASES),

@@ -202,6 +202,50 @@ def test_single_legal_move_is_returned_at_once() -> None:
 # --- known answers ----------------------------------------------------------
 
 
+class _HighestCardToy(ToyTricks):
+    """A toy game with a heuristic (the search's first expansion): play the highest legal card."""
+
+    def heuristic_move(self, state: ToyState, rng: random.Random) -> Play:
+        return max(self.legal_moves(state))
+
+
+def _leading_decision(game: Game) -> tuple[State, int]:
+    """The first decision of a 2-player toy game: seat 0 leads, all four cards legal."""
+    state, seat = first_decision(game, 2)
+    assert len(game.legal_moves(state)) == 4
+    return state, seat
+
+
+def test_the_heuristic_move_is_expanded_first() -> None:
+    game = _HighestCardToy()
+    state, seat = _leading_decision(game)
+    result = search(game, state, seat, random.Random(0), iterations=1, stop_early=False)
+    assert list(result.visits) == [max(game.legal_moves(state))]
+
+
+def test_a_heuristic_widens_the_node_progressively() -> None:
+    """With a heuristic, a node visited n times has tried about sqrt(n) + 1 moves; without, all."""
+    game = _HighestCardToy()
+    state, seat = _leading_decision(game)
+    widened = search(game, state, seat, random.Random(0), iterations=8, stop_early=False)
+    assert len(widened.visits) == 3
+    plain = search(TOY, state, seat, random.Random(0), iterations=8, stop_early=False)
+    assert len(plain.visits) == 4
+
+
+def test_the_search_overrules_a_bad_heuristic() -> None:
+    """The heuristic only orders the search: here it suggests 0H, which loses, and 4S still wins."""
+    game = _HighestCardToy()
+    state = toy_last_tricks()
+    assert game.heuristic_move(state, random.Random(0)) == Play(card_of("0H"))
+    for seed in range(3):
+        move = choose_move(game, state, 0, Level("test", 500, GENEROUS, ""), random.Random(seed))
+        assert move == Play(card_of("4S"))
+
+
+
+
+
 def toy_last_tricks() -> ToyState:
     """Toy, 2 players, hand 3: seat 0 won trick 1 and leads trick 2 holding 4S (top spade) and 0H.
 

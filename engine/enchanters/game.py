@@ -71,6 +71,10 @@ class EnchantersGame(Game):
         policy.playout(state, rng)
         return self.returns(state)
 
+    def heuristic_move(self, state: EnchantersState, rng: random.Random) -> Any:
+        """The greedy playout policy's move (`policy.policy_move`)."""
+        return policy.policy_move(state, rng)
+
     # results ---------------------------------------------------------------
 
     def outcome(self, state: EnchantersState) -> Outcome | None:
