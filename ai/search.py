@@ -186,11 +186,11 @@ def search(
                         best_value = value
                         best = child
                         best_move = move
-            node.visits_here += 1
-            # progressive widening: one more move only once the node has been visited enough
-            if (untried is not None and heuristic is not None and best is not None
-                    and tried * tried > node.visits_here * WIDENING):
-                untried = None
+            if heuristic is not None:
+                node.visits_here += 1
+                # progressive widening: one more move only once the node has been visited enough
+                if untried is not None and best is not None and tried * tried > node.visits_here * WIDENING:
+                    untried = None
             if untried is not None:
                 move = None
                 if heuristic is not None:
