@@ -46,6 +46,8 @@ from engine.enchanters.cards import (
 )
 from engine.enchanters.moves import DISCARDS, NUM_TOWERS, PASS, TAKES, Gather, PlayTrick
 from engine.enchanters.rules import (
+    _PROXIMA_BIT,
+    _VADEMECUM_BIT,
     _discard,
     _draw,
     _gather,
@@ -74,10 +76,7 @@ HAND_CARD_COST = 0.25  # at least 1/4: an Air gathering then scores at most its 
 #: Discard order: lower first (Elementals score, keep them).
 _USELESS_TRICKS = (1 << CHAOS) | (1 << EXODUS)
 _GOOD_TRICKS = (1 << PROXIMA) | (1 << IDEM) | (1 << VADEMECUM)
-_ELEMENTALS = ((1 << 40) - 1) & ~((1 << ELEMENTAL_FIRST) - 1)
 _IDEM_BIT = 1 << IDEM
-_VADEMECUM_BIT = 1 << VADEMECUM
-_PROXIMA_BIT = 1 << PROXIMA
 _IDEM_TRICK = PlayTrick(IDEM)
 _VADEMECUM_TRICK = PlayTrick(VADEMECUM)
 _PROXIMA_TRICK = PlayTrick(PROXIMA)
