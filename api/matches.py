@@ -28,6 +28,18 @@ def _match_response(body: dict, status: int = 200) -> Response:
     return response
 
 
+def _read_response(body: dict) -> Response:
+    """A GET answer that honours If-None-Match: 304 when the tag names this version and no bot
+    is at work (a thinking bot's progress changes the body within a version)."""
+    if body.get("bot") is None and request.if_none_match.contains_weak(str(body["version"])):
+        response = Response(status=304)
+        response.headers["ETag"] = etag(body["version"])
+    else:
+        response = _match_response(body)
+    response.vary.add("Authorization")  # each seat sees its own view
+    return response
+
+
 @bp.post("")
 def create() -> Response:
     """Create a match.
@@ -120,6 +132,7 @@ def show(match_id: str) -> Response:
         - MatchId
         - {name: after_version, in: query, schema: {type: integer, minimum: 0}, example: 3}
         - {name: wait, in: query, schema: {type: number, minimum: 0}, example: 25}
+        - IfNoneMatch
       responses:
         200:
           description: The view
@@ -129,6 +142,7 @@ def show(match_id: str) -> Response:
             application/json:
               schema: MatchViewSchema
               examples: {view: MatchView}
+        304: NotModified
         400: BadRequest
         401: Unauthorized
         404: NotFound
@@ -142,7 +156,7 @@ def show(match_id: str) -> Response:
         loaded = svc.wait(match_id, query["after_version"], wait)
     else:
         svc.ensure_progress(loaded)
-    return _match_response(MatchViewSchema().dump(svc.view(loaded, seat)))
+    return _read_response(MatchViewSchema().dump(svc.view(loaded, seat)))
 
 
 @bp.post("/<match_id>/join")
@@ -283,10 +297,12 @@ def log(match_id: str) -> Response:
         Every move and chance outcome in order, as the caller's seat may see it: while the match
         runs, hidden information (another seat's draw) is redacted; once finished, all is shown.
       security: [{}, {seatToken: []}]
-      parameters: [MatchId]
+      parameters: [MatchId, IfNoneMatch]
       responses:
         200:
           description: The log
+          headers:
+            ETag: {description: "The version, quoted", schema: {type: string}}
           content:
             application/json:
               schema: LogSchema
@@ -296,6 +312,7 @@ def log(match_id: str) -> Response:
                 entries:
                   - {index: 0, seat: null, chance: true, move: {"type": "deal", "seat": 0}}
                   - {index: 1, seat: 0, chance: false, move: {"type": "play", "card": "orange-1"}}
+        304: NotModified
         401: Unauthorized
         404: NotFound
     """
@@ -303,7 +320,7 @@ def log(match_id: str) -> Response:
     loaded = svc.load(match_id)
     seat = svc.seat_for_token(loaded.record, bearer_token())
     body = {"id": loaded.record.id, "version": loaded.record.version, "entries": svc.log(loaded, seat)}
-    return _match_response(LogSchema().dump(body))
+    return _read_response(LogSchema().dump(body))
 
 
 @bp.get("/<match_id>/events")

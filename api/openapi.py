@@ -95,6 +95,17 @@ def build_spec(app: Flask) -> APISpec:
         "MatchId", "path", {"name": "match_id", "required": True, "schema": {"type": "string"},
                             "example": "4f1c2e9a0b7d3a65"},
     )
+    spec.components.parameter(
+        "IfNoneMatch", "header", {
+            "name": "If-None-Match", "schema": {"type": "string"}, "example": '"3"',
+            "description": "an ETag seen before: 304 when the match is still at that version "
+                           "(and, for the view, no bot is at work)",
+        },
+    )
+    spec.components.response("NotModified", {
+        "description": "Not modified: If-None-Match names the current version; no body",
+        "headers": {"ETag": {"description": "The version, quoted", "schema": {"type": "string"}}},
+    })
     spec.components.example("MatchView", {"summary": "a seat's view", "value": MATCH_VIEW_EXAMPLE})
     spec.components.example(
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}

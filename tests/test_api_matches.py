@@ -124,6 +124,37 @@ def test_log_is_redacted_while_running_and_full_after(client, redis, duel) -> No
             assert not set(other_hand) & set(json.dumps(log).split('"'))
 
 
+def test_if_none_match_answers_304_until_the_version_moves(client, duel) -> None:
+    mid, tokens = duel["id"], duel["tokens"]
+    seat, mine = to_act(client, duel)
+    tag = f'"{mine["version"]}"'
+    for path in (f"/v1/matches/{mid}", f"/v1/matches/{mid}/log"):
+        first = client.get(path, headers=auth(tokens[seat]))
+        assert first.status_code == 200 and first.headers["ETag"] == tag
+        assert "Authorization" in first.headers["Vary"]
+        for sent in (tag, f"W/{tag}", f'"0", {tag}', "*"):
+            again = client.get(path, headers={**auth(tokens[seat]), "If-None-Match": sent})
+            assert again.status_code == 304, sent
+            assert again.headers["ETag"] == tag and again.data == b""
+        assert client.get(path, headers={"If-None-Match": '"0"'}).status_code == 200
+    assert play(client, mid, tokens[seat], mine["legal_moves"][0], mine["version"]).status_code == 200
+    moved = client.get(f"/v1/matches/{mid}", headers={**auth(tokens[seat]), "If-None-Match": tag})
+    assert moved.status_code == 200 and moved.get_json()["version"] == mine["version"] + 1
+
+
+def test_if_none_match_never_hides_a_bot_at_work(client) -> None:
+    created = create(client, "witches", [{"type": "human"}, {"type": "bot", "level": "easy"}], seed="3")
+    mid, token = created["id"], created["token"]
+    for _ in range(20):
+        current = view(client, mid, token)
+        if current["to_act"] == 1:
+            break
+        assert play(client, mid, token, current["legal_moves"][0], current["version"]).status_code == 200
+    assert current["bot"] is not None
+    again = client.get(f"/v1/matches/{mid}", headers={**auth(token), "If-None-Match": f'"{current["version"]}"'})
+    assert again.status_code == 200 and again.get_json()["bot"]["seat"] == 1  # its progress may move
+
+
 def test_long_poll_wakes_on_a_move(app, client, duel) -> None:
     seat, mine = to_act(client, duel)
     result = {}
