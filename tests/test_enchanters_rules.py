@@ -846,7 +846,7 @@ def test_policy_gathers_from_the_best_pile_and_plays_idem_without_a_gathering():
     assert {pattern_of(*(chars_of(card(x)) for x in other_g))} == {6}
     move = policy_move(s, random.Random(0))
     assert move.type == "gather" and sorted(NAMES[c] for c in move.cards) == sorted(PATTERN_EXAMPLES["A"])
-    assert move.tower == 0  # the Tower the gathering leaves empty
+    assert move.tower == 1  # the fullest Tower: its card goes to the discard pile, out of reach
     s = build(hands={0: ["idem", "hat-silver-water"]}, last_pile="A")
     assert policy_move(s, random.Random(0)) == GAME.move_from_json({"type": "trick", "trick": "idem"})
     # Chaos brings seat 0 the hand on its right (seat 2 of 3): two Elementals more than its own

@@ -9,7 +9,8 @@ playout plays like a plain sensible player (the rules' calibration note):
   master's three); Idem whenever a gathering has happened (an object for no
   card); else the gathering with the best expected object (pile mean, plus
   the New-gathering card when all three come from the hand, less a little for
-  each hand card used), into the Tower it leaves emptiest; else Vademecum,
+  each hand card used), into the fullest Tower (its old cards go to the
+  discard pile, out of the next player's reach); else Vademecum,
   else Proxima, else nothing (Exodus is never played);
 - discard (E11): Chaos and Exodus first, then an Enchanter with the fewest
   partners in hand and Towers, then other Tricks, Air Enchanters, Elementals last.
@@ -203,12 +204,14 @@ def best_gathering(s: EnchantersState, values: list[float]) -> tuple[float, Any]
     if best is None:
         return best_score, None
     cards, decl, used, pattern = best
+    # into the Tower whose old cards are most worth discarding: every card left in the Towers is
+    # there for the next player's gatherings too (+2 points against random in policy-only games)
     tower = 0
-    fewest = 99
+    most = -1
     for t in range(NUM_TOWERS):
         left = (towers[t] & ~used).bit_count()
-        if left < fewest:
-            fewest = left
+        if left > most:
+            most = left
             tower = t
     return best_score, (cards, decl, tower, pattern)
 
