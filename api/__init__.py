@@ -16,7 +16,7 @@ def create_app(config: Config | None = None) -> Flask:
     from flask_cors import CORS
     from redis import Redis
 
-    from api import docs, games, health, matches
+    from api import docs, games, health, matches, sweep
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -32,11 +32,13 @@ def create_app(config: Config | None = None) -> Flask:
             app,
             origins=origins,
             expose_headers=["ETag", "Location", "Idempotent-Replayed"],
-            allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID"],
+            allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
+                           "Last-Event-ID"],
         )
     app.register_blueprint(health.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(docs.bp)
     register_error_handlers(app)
+    app.cli.add_command(sweep.sweep_bots_command)
     return app

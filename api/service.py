@@ -460,12 +460,25 @@ class MatchService:
         data = {"version": version, "heartbeat": repr(time.time()), **fields}
         self.store.report_bot(match_id, data, self.config.IDLE_TTL_SECONDS)
 
-    def ensure_progress(self, loaded: Loaded) -> None:
-        """If a bot is to act and its turn's job is lost or dead, enqueue it again."""
+    def ensure_progress(self, loaded: Loaded) -> bool:
+        """If a bot is to act and its turn's job is lost or dead, enqueue it again (True then)."""
         record = loaded.record
         seat = loaded.to_act
         if record.status == "active" and seat is not None and record.seats[seat].type == "bot":
-            self.bots.ensure(record.id, record.version, record.seats[seat].level or "medium")
+            return self.bots.ensure(record.id, record.version, record.seats[seat].level or "medium")
+        return False
+
+    def sweep_bots(self) -> int:
+        """Recover the lost or dead bot turn of every active match; how many were re-enqueued.
+
+        Views and waits recover the turn of a match someone watches; this covers the rest
+        (bots-only matches, players who went away).
+        """
+        recovered = 0
+        for record in self.store.indexed():
+            if record.status == "active" and any(seat.type == "bot" for seat in record.seats):
+                recovered += self.ensure_progress(self._loaded(record))
+        return recovered
 
     # waiting -------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -221,7 +221,20 @@ class Store:
 
     def listed(self, limit: int) -> list[MatchRecord]:
         """Waiting and active matches, newest first; forgets index entries that expired."""
-        ids = [raw.decode() for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)]
+        return self._records([raw.decode() for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
+
+    def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
+        """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
+        ids: list[str] = []
+        for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
+            ids.append(raw.decode())
+            if len(ids) >= batch:
+                yield from self._records(ids)
+                ids = []
+        yield from self._records(ids)
+
+    def _records(self, ids: list[str]) -> list[MatchRecord]:
+        """The records of `ids` that still exist; index entries of expired ones are forgotten."""
         if not ids:
             return []
         with self.redis.pipeline(transaction=False) as pipe:

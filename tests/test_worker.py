@@ -141,3 +141,28 @@ def test_event_stream_reports_a_thinking_bot(client, app) -> None:
     bot = next_event("bot")
     assert bot["status"] == "thinking" and bot["iterations"] == 9
     response.close()
+
+
+def test_the_sweep_recovers_a_turn_nobody_watches(client, redis, app, config, run_bots) -> None:
+    created = bot_first(client)
+    queue = Queue(config.BOT_QUEUE, connection=redis)
+    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
+    job.delete()  # lost, and no view or wait of the match comes to notice
+    humans_only = create(client, "witches", [{"type": "human"}, {"type": "human"}])
+    service = app.extensions["coven"]
+    assert service.sweep_bots() == 1
+    assert queue.job_ids == [job.id]
+    assert service.sweep_bots() == 0  # queued now: nothing more to do
+    run_bots()
+    assert view(client, created["id"])["to_act"] == 1
+    assert view(client, humans_only["id"])["version"] == humans_only["version"]
+
+
+def test_the_sweep_command_reports_what_it_recovered(client, redis, app, config) -> None:
+    created = bot_first(client)
+    Job.fetch(job_id_for(created["id"], created["version"]), connection=redis).delete()
+    result = app.test_cli_runner().invoke(args=["sweep-bots", "--once"])
+    assert result.exit_code == 0 and "re-enqueued 1 bot turn(s)" in result.output
+    assert Queue(config.BOT_QUEUE, connection=redis).job_ids == [job_id_for(created["id"], created["version"])]
+    again = app.test_cli_runner().invoke(args=["sweep-bots", "--once"])
+    assert "re-enqueued 0 bot turn(s)" in again.output
