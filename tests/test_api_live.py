@@ -1,5 +1,5 @@
 """The README's curl session, run against a live server started the way `make run` starts it
-(api.devserver: gunicorn and an RQ worker from the Procfile), on free ports."""
+(api.devserver: the Procfile's gunicorn, RQ worker and sweeper), on free ports."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def readme_session() -> str:
 
 @pytest.fixture(scope="module")
 def live_api(redis_url: str) -> Iterator[str]:
-    """A dev server (gunicorn and an RQ worker, as `make run` starts them) on a free port."""
+    """A dev server (the Procfile's processes, as `make run` starts them) on a free port."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
     server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,

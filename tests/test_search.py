@@ -243,9 +243,6 @@ def test_the_search_overrules_a_bad_heuristic() -> None:
         assert move == Play(card_of("4S"))
 
 
-
-
-
 def toy_last_tricks() -> ToyState:
     """Toy, 2 players, hand 3: seat 0 won trick 1 and leads trick 2 holding 4S (top spade) and 0H.
 
