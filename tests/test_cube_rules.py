@@ -10,30 +10,11 @@ import pytest
 
 from engine import CHANCE, TERMINAL, IllegalMove, InvalidMove, InvalidOptions, InvalidSnapshot
 from engine.cube import GAME, CubeState
-from engine.cube.game import (
-    BLUE,
-    CHOOSE,
-    FINAL,
-    GREEN,
-    HOLES,
-    MID,
-    OPPOSITE,
-    ORANGE,
-    RED,
-    ROLL,
-    VIA,
-    VIOLET,
-    YELLOW,
-    Choose,
-    Fall,
-    First,
-    Roll,
-    Rolled,
-    Turn,
-    fall_outcomes,
-    is_adjacent,
-)
-from engine.cube.policy import careful_move
+from engine.cube.cards import BLUE, GREEN, HOLES, OPPOSITE, ORANGE, RED, VIOLET, YELLOW, is_adjacent
+from engine.cube.fast import careful_move
+from engine.cube.moves import Choose, Fall, First, Roll, Rolled, Turn
+from engine.cube.rules import fall_outcomes
+from engine.cube.state import CHOOSE, FINAL, MID, ROLL, VIA
 
 
 def make(

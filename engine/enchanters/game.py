@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import CHANCE, TERMINAL, Game, GameInfo, Outcome, ranks_for
+from engine.core import CHANCE, TERMINAL, Game, GameInfo, Outcome, Termination, ranks_for
 from engine.enchanters import policy, rules, views
 from engine.enchanters import state as states
 from engine.enchanters.moves import move_from_json
@@ -85,7 +85,7 @@ class EnchantersGame(Game):
         return Outcome(
             scores=scores,
             winners=state.winners,
-            reason=states.REASONS[state.reason],
+            reason=Termination(states.REASONS[state.reason]),
             ranks=ranks_for(keys),
         )
 

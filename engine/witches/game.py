@@ -6,7 +6,16 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import CHANCE, TERMINAL, Game, GameInfo, OptionSpec, Outcome, ranks_for
+from engine.core import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    OptionSpec,
+    Outcome,
+    Termination,
+    ranks_for,
+)
 from engine.witches import fast, rules
 from engine.witches import view as views
 from engine.witches.cards import WHEEL_SIDES, score_of
@@ -81,7 +90,7 @@ class WitchesGame(Game):
         return Outcome(
             scores=tuple(float(score) for score, _ in keys),
             winners=tuple(rules.winners(state)),
-            reason="hands_empty",
+            reason=Termination.HANDS_EMPTY,
             ranks=ranks_for(keys),
         )
 
