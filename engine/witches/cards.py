@@ -116,20 +116,6 @@ KEYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-def trick_winner_index(trick: tuple[Card, ...], trump: Card, increasing: bool) -> int:
-    """Index in `trick` of the winning card: strongest trump, else strongest of the led colour (W8)."""
-    keys = KEYS[increasing][trump]
-    led = COLOUR[trick[0]]
-    best = -1
-    best_index = 0
-    for index, card in enumerate(trick):
-        key = keys[card]
-        if key > best and (key >= TRUMP_BONUS or COLOUR[card] == led):
-            best = key
-            best_index = index
-    return best_index
-
-
 def _led_keys_for(trump: Card, led: int, increasing: bool) -> tuple[int, ...]:
     keys = KEYS[increasing][trump]
     colour = COLOUR[trump]
@@ -139,6 +125,7 @@ def _led_keys_for(trump: Card, led: int, increasing: bool) -> tuple[int, ...]:
 
 
 #: LED_KEYS[increasing][trump][led colour][card]: KEYS, with -1 for cards that cannot win (W8).
+#: The one definition of a trick's winner: the card with the highest key (the rules and the playout).
 LED_KEYS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
     tuple(
         tuple(_led_keys_for(trump, led, increasing) for led in range(len(COLOURS)))
