@@ -17,8 +17,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python -m api.devserver
 
-test: $(STAMP)
-	$(BIN)/ruff check .
+test: lint
 	$(BIN)/python -m pytest
 
 strength: $(STAMP)
@@ -27,8 +26,11 @@ strength: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m ai.bench
 
+# ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/vulture
 
 openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml

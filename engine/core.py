@@ -150,9 +150,6 @@ class Game(Generic[S, M]):
     """
 
     info: ClassVar[GameInfo]
-    #: Version of the `encode` format; `decode` refuses other versions.
-    snapshot_version: ClassVar[int] = 1
-
     # options ------------------------------------------------------------
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -305,7 +302,7 @@ class Game(Generic[S, M]):
         raise NotImplementedError
 
     def encode(self, state: S) -> dict[str, Json]:
-        """A compact JSON snapshot: {"v": snapshot_version, ...}."""
+        """A compact JSON snapshot: {"v": the format's version, ...}; `decode` refuses other versions."""
         raise NotImplementedError
 
     def decode(self, data: Mapping[str, Json]) -> S:

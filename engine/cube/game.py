@@ -29,7 +29,6 @@ class CubeGame(Game[CubeState, CubeMove]):
             "without letting anything fall out; the fewest objects in front of you wins."
         ),
     )
-    snapshot_version = states.SNAPSHOT_VERSION
 
     # life cycle ------------------------------------------------------------
 

@@ -14,7 +14,6 @@ Card = int
 CardSet = int  # bit mask over the 54 cards
 
 COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "violet")  # W1
-VALUES: tuple[int, ...] = tuple(range(1, 10))
 NUM_CARDS = 54
 HAND_SIZE = 6  # W4
 ALL_CARDS: CardSet = (1 << NUM_CARDS) - 1

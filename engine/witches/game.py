@@ -35,7 +35,6 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
         hidden_information=True,
         summary="Trick-taking with a turning trump: capture witches, or give one up to become the trump.",
     )
-    snapshot_version = states.SNAPSHOT_VERSION
 
     # life cycle ------------------------------------------------------------
 
