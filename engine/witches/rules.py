@@ -225,7 +225,7 @@ def check_move(s: WitchesState, move: WitchesMove) -> None:
             raise IllegalMove("chance", f"{_describe(move)} is not a card of the pile", move)
         return
     if isinstance(move, _CHANCE_MOVES):
-        raise IllegalMove("chance", f"{move!r} is a chance outcome, not a player's move", move)
+        raise IllegalMove("chance", f"{_describe(move)} is a chance outcome, not a player's move", move)
     if phase == PLAY:
         if isinstance(move, (Trump, Keep)):
             raise IllegalMove("W11", "a trump decision is only made by a trick's winner, right after it", move)
