@@ -65,18 +65,23 @@ def can_fall(cube: Sequence[int], mask: int) -> bool:
     return any(mask >> k & 1 and cube[k] for k in range(4))
 
 
-def split_penalty(fell: Sequence[int]) -> tuple[Counts, Counts]:
-    """C14: (kept in front of the player, out of the game); two kept, first in kind order."""
+def add_penalty(front: list[int], out: list[int], fell: Sequence[int]) -> None:
+    """C14: what fell goes in front of the player, two objects at most (first in kind order), the rest out."""
     room = 2
-    kept = [0, 0, 0, 0]
     for k in range(4):
-        take = min(room, fell[k])
-        kept[k] = take
-        room -= take
-    return (
-        (kept[0], kept[1], kept[2], kept[3]),
-        (fell[0] - kept[0], fell[1] - kept[1], fell[2] - kept[2], fell[3] - kept[3]),
-    )
+        c = fell[k]
+        if c:
+            take = c if c < room else room
+            front[k] += take
+            out[k] += c - take
+            room -= take
+
+
+def split_penalty(fell: Sequence[int]) -> tuple[Counts, Counts]:
+    """C14 as counts: (kept in front of the player, out of the game)."""
+    kept, gone = [0, 0, 0, 0], [0, 0, 0, 0]
+    add_penalty(kept, gone, fell)
+    return (kept[0], kept[1], kept[2], kept[3]), (gone[0], gone[1], gone[2], gone[3])
 
 
 def rewards(counts: Sequence[int]) -> tuple[float, ...]:

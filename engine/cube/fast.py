@@ -18,9 +18,17 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engine.cube.cards import HALF_TURN_VIAS, HOLES, OPPOSITE, SIDE_INDEX, STARS, fall_probability
+from engine.cube.cards import (
+    HALF_TURN_VIAS,
+    HOLES,
+    OPPOSITE,
+    SIDE_INDEX,
+    STARS,
+    add_penalty,
+    fall_probability,
+)
 from engine.cube.moves import CHOOSE_MOVES, CubeMove, Turn
-from engine.cube.rules import add_penalty, legal_moves, returns, sample_chance, step
+from engine.cube.rules import legal_moves, returns, sample_chance, step
 from engine.cube.state import CHANCE_PHASES, CHOOSE, OVER, ROLL, VIA, CubeState
 
 # --- playout ------------------------------------------------------------------------

@@ -23,11 +23,11 @@ from engine.cube.cards import (
     SIDES,
     STARS,
     Counts,
+    add_penalty,
     can_fall,
     fall_probability,
     is_via,
     rewards,
-    split_penalty,
 )
 from engine.cube.moves import (
     CHOOSE_MOVES,
@@ -248,14 +248,6 @@ def _end_turn(s: CubeState, fell: tuple[int, ...]) -> None:
     s.turns += 1
     s.player = (s.player + 1) % s.n
     s.phase = ROLL
-
-
-def add_penalty(row: list[int], out: list[int], fell: tuple[int, ...] | list[int]) -> None:
-    """C14: what fell goes in front of the player (two objects at most), the rest out of the game."""
-    kept, gone = split_penalty(fell)
-    for k in range(4):
-        row[k] += kept[k]
-        out[k] += gone[k]
 
 
 def _sample_fall(cube: list[int], mask: int, rng: random.Random) -> Counts:

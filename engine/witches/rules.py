@@ -279,6 +279,9 @@ def returns(s: WitchesState) -> tuple[float, ...]:
         table[mask & 0x3FFFF] + table[mask >> 18 & 0x3FFFF] + table[mask >> 36] for mask in s.captured
     ]
     share = (1.0 - WIN_WEIGHT) / (sum(points) or 1)
+    best = max(points)
+    if points.count(best) == 1:
+        return tuple([WIN_WEIGHT + p * share if p == best else p * share for p in points])
     won = _winners(points, s.captured)
     return tuple([
         WIN_WEIGHT + p * share if seat in won else p * share for seat, p in enumerate(points)
