@@ -1,6 +1,6 @@
 """The RQ job that plays one bot turn: load → search with the level's budget → apply through the service.
 
-Enqueued by the web side as `"ai.jobs.play_bot_turn"` with job id
+Enqueued by the web side (`api.bots`) by dotted path, with job id
 `bot-<match>-<version>`. A job whose version is no longer current does nothing,
 so a duplicate or late job is harmless; the move is applied with
 compare-and-set, so two workers racing on one turn apply it once.
@@ -13,12 +13,13 @@ import time
 from typing import Any
 
 from redis import Redis
-from rq import Worker, get_current_job
+from rq import get_current_job
 
 from ai.levels import get_level
 from ai.search import Progress, choose_move
 from api.config import Config
-from api.service import MatchService, bot_rng
+from api.service import MatchService
+from engine.chance import bot_rng
 
 
 def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
@@ -54,13 +55,6 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
         "move": game.move_to_json(move),
         "seconds": round(time.time() - started, 3),
     }
-
-
-class BotWorker(Worker):
-    """RQ's forking worker, loaded with the search already imported so each turn's fork starts warm.
-
-    Run it with `rq worker --worker-class ai.jobs.BotWorker bots` (the Procfile does).
-    """
 
 
 def _connection() -> Redis:
