@@ -17,6 +17,7 @@ from rq.job import Job, JobStatus
 from ai.levels import get_level
 from api import storage
 from api.config import Config
+from api.records import BotStatus
 
 JOB_FUNCTION = "api.bot_turn.play_bot_turn"
 #: A turn is re-enqueued at most this many times by recovery (a bug must not loop forever).
@@ -69,7 +70,7 @@ class BotScheduler:
             job.delete()
         self.redis.hset(
             storage.bot_key(match_id),
-            mapping={"version": version, "status": "queued", "recoveries": recoveries + 1},
+            mapping={"version": version, "status": BotStatus.QUEUED.value, "recoveries": recoveries + 1},
         )
         self._enqueue(match_id, version, level_name)
         return True

@@ -16,7 +16,7 @@ from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
-from api.service import ServiceError
+from api.service.errors import ServiceError
 from engine.errors import EngineError, InvalidOptions
 from engine.registry import UnknownGame
 

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from ai.levels import LEVELS
-from api.schemas import GameDetailSchema, GameListSchema
+from api import schemas
 from engine.core import Game
 from engine.registry import all_games, get_game
 
@@ -58,7 +58,7 @@ def list_games() -> Response:
                     bot_levels:
                       - {name: hard, iterations: 3000, seconds: 1.0, description: "Information-set MCTS: 3,000 simulations or 1 s."}
     """
-    return jsonify(GameListSchema().dump({"games": [describe(game) for game in all_games()]}))
+    return jsonify(schemas.GAME_LIST.dump({"games": [describe(game) for game in all_games()]}))
 
 
 @bp.get("/<game_id>")
@@ -96,4 +96,4 @@ def get_one(game_id: str) -> Response:
     game = get_game(game_id)
     path = ROOT / game.info.rules_file
     rules = path.read_text(encoding="utf-8") if path.is_file() else None
-    return jsonify(GameDetailSchema().dump({**describe(game), "rules": rules}))
+    return jsonify(schemas.GAME_DETAIL.dump({**describe(game), "rules": rules}))

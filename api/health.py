@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify
 from redis.exceptions import RedisError
 
+from api import schemas
 from api.http import service
-from api.schemas import HealthSchema
 
 bp = Blueprint("health", __name__)
 
@@ -27,7 +27,7 @@ def healthz() -> Response:
               schema: HealthSchema
               example: {"status": "ok"}
     """
-    return jsonify(HealthSchema().dump({"status": "ok"}))
+    return jsonify(schemas.HEALTH.dump({"status": "ok"}))
 
 
 @bp.get("/readyz")
@@ -54,5 +54,5 @@ def readyz() -> Response | tuple[Response, int]:
     try:
         service().redis.ping()
     except RedisError as error:
-        return jsonify(HealthSchema().dump({"status": "unavailable", "redis": str(error)})), 503
-    return jsonify(HealthSchema().dump({"status": "ok", "redis": "ok"}))
+        return jsonify(schemas.HEALTH.dump({"status": "unavailable", "redis": str(error)})), 503
+    return jsonify(schemas.HEALTH.dump({"status": "ok", "redis": "ok"}))

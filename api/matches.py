@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context, url_for
 
+from api import schemas
 from api.http import bearer_token, etag, if_match_version, load_body, load_query, service
-from api.schemas import (
-    CreateMatchSchema,
-    JoinSchema,
-    LegalMovesSchema,
-    LogSchema,
-    MatchListQuerySchema,
-    MatchListSchema,
-    MatchQuerySchema,
-    MatchViewSchema,
-    MoveRequestSchema,
-    SeatGrantSchema,
-)
+from api.service import Caller, presentation, streams
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
@@ -73,14 +63,15 @@ def create() -> Response:
         415: UnsupportedMediaType
         422: Invalid
     """
-    data = load_body(CreateMatchSchema())
-    loaded, grant = service().create(data["game"], data["seats"], data["options"], data.get("seed"))
-    seat = grant.seat if grant else None
-    body = service().view(loaded, seat)
-    if grant is not None:
-        body["token"] = grant.token
-    response = _match_response(SeatGrantSchema().dump(body), 201)
-    response.headers["Location"] = url_for("matches.show", match_id=loaded.record.id)
+    svc = service()
+    data = load_body(schemas.CREATE_MATCH)
+    created, token = svc.create(data["game"], data["seats"], data["options"], data.get("seed"))
+    if token is None:  # bots only: nobody holds a seat
+        body = schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, created))
+    else:
+        body = schemas.SEAT_GRANT.dump(presentation.granted_view(svc.store, created, token))
+    response = _match_response(body, 201)
+    response.headers["Location"] = url_for("matches.show", match_id=created.record.id)
     return response
 
 
@@ -111,9 +102,10 @@ def list_matches() -> Response:
                     created: "2025-01-01T12:00:00Z"
         400: BadRequest
     """
-    query = load_query(MatchListQuerySchema())
-    rows = service().listing(query.get("game"), query.get("status"))
-    return jsonify(MatchListSchema().dump({"matches": rows}))
+    svc = service()
+    query = load_query(schemas.MATCH_LIST_QUERY)
+    found = presentation.listing(svc.store, svc.config.LIST_LIMIT, query.get("game"), query.get("status"))
+    return jsonify(schemas.MATCH_LIST.dump(found))
 
 
 @bp.get("/<match_id>")
@@ -147,16 +139,16 @@ def show(match_id: str) -> Response:
         401: Unauthorized
         404: NotFound
     """
-    query = load_query(MatchQuerySchema())
+    query = load_query(schemas.MATCH_QUERY)
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
+    caller = svc.caller(match_id, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
-        loaded = svc.wait(match_id, query["after_version"], wait)
+        loaded = streams.wait(svc, match_id, query["after_version"], wait)
+        caller = Caller(loaded.record, loaded.game, loaded.state, caller.seat)
     else:
-        svc.ensure_progress(loaded)
-    return _read_response(MatchViewSchema().dump(svc.view(loaded, seat)))
+        svc.ensure_progress(caller)
+    return _read_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, caller)))
 
 
 @bp.post("/<match_id>/join")
@@ -188,11 +180,10 @@ def join(match_id: str) -> Response:
         415: UnsupportedMediaType
         422: Invalid
     """
-    data = load_body(JoinSchema(), optional=True)
-    loaded, grant = service().join(match_id, data.get("seat"))
-    body = service().view(loaded, grant.seat)
-    body["token"] = grant.token
-    return _match_response(SeatGrantSchema().dump(body))
+    svc = service()
+    data = load_body(schemas.JOIN, optional=True)
+    joined, token = svc.join(match_id, data.get("seat"))
+    return _match_response(schemas.SEAT_GRANT.dump(presentation.granted_view(svc.store, joined, token)))
 
 
 @bp.get("/<match_id>/moves")
@@ -214,12 +205,8 @@ def legal_moves(match_id: str) -> Response:
         401: Unauthorized
         404: NotFound
     """
-    svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
-    view = svc.view(loaded, seat)
-    body = {key: view[key] for key in ("version", "to_act", "you", "legal_moves")}
-    return _match_response(LegalMovesSchema().dump(body))
+    caller = service().caller(match_id, bearer_token())
+    return _match_response(schemas.LEGAL_MOVES.dump(presentation.legal_moves(caller)))
 
 
 @bp.post("/<match_id>/moves")
@@ -268,10 +255,9 @@ def play(match_id: str) -> Response:
         422: IllegalMove
     """
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
+    caller = svc.caller(match_id, bearer_token())
     header_version = if_match_version()
-    data = load_body(MoveRequestSchema())
+    data = load_body(schemas.MOVE_REQUEST)
     version, from_header = data.get("version"), False
     if header_version is not None:
         if version is not None and version != header_version:
@@ -279,8 +265,8 @@ def play(match_id: str) -> Response:
         else:
             version, from_header = header_version, True
     key = request.headers.get("Idempotency-Key")
-    result = svc.play(match_id, seat, data["move"], version, from_header, key[:200] if key else None)
-    response = _match_response(MatchViewSchema().dump(result.body))
+    result = svc.play(caller, data["move"], version, from_header, key[:200] if key else None)
+    response = _match_response(result.body)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response
@@ -317,10 +303,8 @@ def log(match_id: str) -> Response:
         404: NotFound
     """
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
-    body = {"id": loaded.record.id, "version": loaded.record.version, "entries": svc.log(loaded, seat)}
-    return _read_response(LogSchema().dump(body))
+    caller = svc.caller(match_id, bearer_token())
+    return _read_response(schemas.MATCH_LOG.dump(presentation.match_log(svc.store, caller)))
 
 
 @bp.get("/<match_id>/events")
@@ -349,11 +333,10 @@ def events(match_id: str) -> Response:
         404: NotFound
     """
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
+    caller = svc.caller(match_id, bearer_token())
     last = request.headers.get("Last-Event-ID", "").strip()
     last_version = int(last) if last.isdigit() else None
-    stream = stream_with_context(svc.events(match_id, seat, last_version))
+    stream = stream_with_context(streams.events(svc, caller, last_version))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
