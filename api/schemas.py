@@ -85,7 +85,7 @@ class MatchListQuerySchema(Schema):
     """Query of GET /v1/matches."""
 
     game = fields.String(validate=validate.Length(1, 64), metadata=_doc("only this game", "witches"))
-    status = fields.String(validate=validate.OneOf(LISTED), metadata=_doc("only this status", "waiting"))
+    status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
 
 
 # --- responses ------------------------------------------------------------------------
