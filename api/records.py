@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from ai.levels import DEFAULT_LEVEL
+
+
+def text(value: Any) -> str:
+    """A Redis reply as text (the connection is binary: RQ needs it so)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class MatchStatus(StrEnum):
@@ -101,7 +107,7 @@ class MatchRecord:
         """Seats nobody holds yet."""
         return [index for index, seat in enumerate(self.seats) if not seat.filled]
 
-    def to_redis(self) -> dict[str, str]:
+    def to_redis(self) -> dict[Any, str]:
         return {
             "id": self.id,
             "game": self.game,
@@ -118,8 +124,8 @@ class MatchRecord:
         }
 
     @classmethod
-    def from_redis(cls, raw: dict[bytes, bytes]) -> MatchRecord:
-        data = {key.decode(): value.decode() for key, value in raw.items()}
+    def from_redis(cls, raw: Mapping[Any, Any]) -> MatchRecord:
+        data = {text(key): text(value) for key, value in raw.items()}
         return cls(
             id=data["id"],
             game=data["game"],

@@ -25,7 +25,7 @@ from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
-from api.records import LISTED, MatchRecord, MatchStatus
+from api.records import LISTED, MatchRecord, MatchStatus, text
 
 T = TypeVar("T")
 
@@ -146,13 +146,13 @@ class Store:
 
     def listed(self, limit: int) -> list[MatchRecord]:
         """Waiting and active matches, newest first; forgets index entries that expired."""
-        return self._records([raw.decode() for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
+        return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
 
     def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
         """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
         ids: list[str] = []
         for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(raw.decode())
+            ids.append(text(raw))
             if len(ids) >= batch:
                 yield from self._records(ids)
                 ids = []
@@ -187,7 +187,7 @@ class Store:
     def bot_progress(self, match_id: str) -> dict[str, str]:
         """What the worker last reported for the bot to act (empty when nothing)."""
         raw = self.redis.hgetall(bot_key(match_id))
-        return {key.decode(): value.decode() for key, value in raw.items()}
+        return {text(key): text(value) for key, value in raw.items()}
 
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""
