@@ -30,6 +30,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy api
 
 openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml
