@@ -89,9 +89,7 @@ def fit_strengths(names: Sequence[str], pairs: Sequence[PairResult],
         for name in names:
             denominator = 1.0 / (strength[name] + 1.0)  # the virtual opponent: one meeting
             for (x, y), n in meetings.items():
-                if name == x:
-                    denominator += n / (strength[x] + strength[y])
-                elif name == y:
+                if name in (x, y):
                     denominator += n / (strength[x] + strength[y])
             updated[name] = wins[name] / denominator
         change = max(abs(math.log(updated[n] / strength[n])) for n in names)
