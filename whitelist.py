@@ -22,7 +22,8 @@ _.status_of_match
 # tests/conftest.py: the fake pub/sub implements the interface the service calls
 _.unsubscribe
 
-# Pending the api half of issue 10 (branch api-arch), which deletes or moves these; drop them here then.
-_.BotWorker  # named by the Procfile's `rq worker --worker-class`
-_.override
-_.STATUSES
+# marshmallow: a field's `required` flag, read by the library and the OpenAPI plugin
+_.required
+# OpenSpiel calls these on the evaluator it is given (ai/openspiel.py)
+_.evaluate
+_.prior

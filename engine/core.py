@@ -17,7 +17,7 @@ Two ways to advance a state, as in python-chess:
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeAlias, TypeVar
@@ -273,6 +273,14 @@ class Game(Generic[S, M]):
         whole state (the search calls it on determinizations only).
         """
         return None
+
+    def named_policies(self) -> Mapping[str, Callable[[S, random.Random], M]]:
+        """Hand-written players the game names, for the ladder and calibration (none by default).
+
+        Each maps a state where a seat is to act to a legal move. Like `heuristic_move` it may
+        read the whole state, so callers hand it a determinization from that seat's view.
+        """
+        return {}
 
     # information -------------------------------------------------------------
 

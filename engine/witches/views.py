@@ -29,7 +29,7 @@ from engine.witches.state import (
 
 
 def view(s: WitchesState, seat: Seat | None) -> dict[str, Json]:
-    """The public state plus `seat`'s own hand; never the pile's cards or another hand."""
+    """The public state plus `seat`'s own hand; never another hand, nor the pile's cards before the end."""
     n = s.n
     trump = s.trump
     acting = s.phase in (PLAY, DECIDE)
@@ -63,6 +63,8 @@ def view(s: WitchesState, seat: Seat | None) -> dict[str, Json]:
             for leader, cards, winner in s.tricks
         ],
         "winners": winners(s) if s.phase == OVER else None,
+        # once finished everything may be shown: the cards left in the pile (public by then anyway)
+        "pile_cards": _names(s.pile) if s.phase == OVER else None,
     }
     if seat is not None:
         out["hand"] = _names(s.hands[seat])
