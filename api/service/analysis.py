@@ -124,7 +124,5 @@ def load(redis: Redis, match_id: str, analysis_id: str) -> dict[str, str] | None
 def report(redis: Redis, match_id: str, analysis_id: str, status: AnalysisStatus,
            result: dict[str, Any] | None = None) -> None:
     """Record an analysis's new status (and its result), keeping its expiry."""
-    fields: dict[str, str] = {"status": status.value}
-    if result is not None:
-        fields["result"] = json.dumps(result, separators=(",", ":"))
-    redis.hset(storage.analysis_key(match_id, analysis_id), mapping=fields)
+    done = {} if result is None else {"result": json.dumps(result, separators=(",", ":"))}
+    redis.hset(storage.analysis_key(match_id, analysis_id), mapping={"status": status.value, **done})
