@@ -7,7 +7,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context, ur
 from api import schemas
 from api.contract import ETAG_HEADER, Auth, Reply, operation
 from api.http import bearer_token, etag, if_match_version, load_body, load_query, service
-from api.service import Caller, presentation, streams
+from api.service import presentation, streams
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
@@ -124,8 +124,7 @@ def show(match_id: str) -> Response:
     caller = svc.caller(match_id, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
-        loaded = streams.wait(svc, match_id, query["after_version"], wait)
-        caller = Caller(loaded.record, loaded.game, loaded.state, caller.seat)
+        caller = streams.wait(svc, caller, query["after_version"], wait)
     else:
         svc.ensure_progress(caller)
     return _read_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, caller)))
