@@ -16,6 +16,7 @@ from flask import Flask
 
 from api import schemas
 from api.contract import operation_of
+from engine import all_games
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -148,6 +149,9 @@ def build_spec(app: Flask) -> APISpec:
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
     )
     spec.components.schema("Problem", schema=schemas.ProblemSchema)
+    for game in all_games():
+        spec.components.schema(schemas.move_component(game), {
+            **game.info.move_schema, "description": f"A player's move in {game.info.title}"})
     for name, component in STREAM_EVENTS.items():
         spec.components.schema(name, component)
     for name, (description, status, detail, extra) in PROBLEMS.items():
