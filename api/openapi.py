@@ -13,6 +13,7 @@ import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
+from marshmallow import fields
 
 from api import schemas
 from api.contract import operation_of
@@ -116,16 +117,27 @@ STREAM_EVENTS: dict[str, dict[str, Any]] = {
 }
 
 
+def _string_enum(converter: Any, field: fields.Field, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """`type: string` on enum fields of string values (apispec gives only the `enum`)."""
+    if isinstance(field, fields.Enum) and "type" not in ret and all(
+            isinstance(value, str) for value in ret.get("enum", ())):
+        return {"type": "string"}
+    return {}
+
+
 def build_spec(app: Flask) -> APISpec:
     """The APISpec of `app`: schemas, shared responses, then every route's operations."""
+    marshmallow = MarshmallowPlugin()
     spec = APISpec(
         title=TITLE,
         version=VERSION,
         openapi_version="3.1.0",
-        plugins=[MarshmallowPlugin()],
+        plugins=[marshmallow],
         info={"description": DESCRIPTION},
         servers=[{"url": "/", "description": "this server"}],
     )
+    assert marshmallow.converter is not None  # set when the plugin joined the spec
+    marshmallow.converter.add_attribute_function(_string_enum)
     spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "the seat token from create or join"}
     )
