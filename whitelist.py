@@ -27,3 +27,9 @@ _.required
 # OpenSpiel calls these on the evaluator it is given (ai/openspiel.py)
 _.evaluate
 _.prior
+# RQ runs jobs by dotted path ("api.analysis_job.run_analysis")
+_.run_analysis
+# marshmallow response field
+_.win_chance
+# in the OpenAPI contract's enum of analysis statuses, though no code sets it yet (lead: keep or drop?)
+_.FAILED

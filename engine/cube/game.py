@@ -9,7 +9,7 @@ from typing import Any
 from engine.core import Game, GameInfo, Json, Outcome, Seat
 from engine.cube import fast, rules, views
 from engine.cube import state as states
-from engine.cube.moves import CubeMove, move_from_json
+from engine.cube.moves import MOVE_SCHEMA, CubeMove, move_from_json
 from engine.cube.state import OVER, CubeState
 
 
@@ -28,6 +28,7 @@ class CubeGame(Game[CubeState, CubeMove]):
             "Roll the symbol die, drop the magic object into the cube and turn it "
             "without letting anything fall out; the fewest objects in front of you wins."
         ),
+        move_schema=MOVE_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine import shapes
 from engine.core import Json
 from engine.cube.cards import (
     FACE_INDEX,
@@ -95,6 +96,13 @@ ROLLED_MOVES = tuple(Rolled(name) for name in FACES)
 CHOOSE_MOVES = tuple(Choose(name) for name in KINDS)
 TURN_MOVES = tuple(Turn(name) for name in SIDES)
 NOTHING: Counts = (0, 0, 0, 0)
+
+#: The JSON shapes of the player moves (GameInfo.move_schema).
+MOVE_SCHEMA = shapes.one_of(
+    shapes.move("roll", "C7: roll the symbol die"),
+    shapes.move("choose", "C9: on stars, the kind of object taken from the lid", object=shapes.names(KINDS)),
+    shapes.move("turn", "C10: on a half turn, the side the cube turns through", via=shapes.names(SIDES)),
+)
 
 _FIELDS: dict[str, set[str]] = {
     "roll": set(), "first": {"seat"}, "face": {"face"},

@@ -10,7 +10,7 @@ from engine.core import Game, GameInfo, Json, OptionSpec, Outcome, Seat
 from engine.witches import fast, rules, views
 from engine.witches import state as states
 from engine.witches.cards import WHEEL_SIDES
-from engine.witches.moves import WitchesMove, move_from_json
+from engine.witches.moves import MOVE_SCHEMA, WitchesMove, move_from_json
 from engine.witches.state import OVER, WitchesState
 
 
@@ -34,6 +34,7 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
         rules_file="rules/witches.md",
         hidden_information=True,
         summary="Trick-taking with a turning trump: capture witches, or give one up to become the trump.",
+        move_schema=MOVE_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------
