@@ -292,13 +292,7 @@ def test_move_from_json_answers_junk_with_invalid_move(game: Game) -> None:
         assert game.move_from_json(json.loads(json.dumps(game.move_to_json(move)))) == move, data
 
 
-# TEMPORARY: enchanters joins once its rules branch is merged (issue 10, engine half)
-UNCHECKED = {"enchanters"}
-
-
-@pytest.mark.parametrize("game", [
-    pytest.param(g, marks=pytest.mark.xfail(strict=True)) if g.info.id in UNCHECKED else g for g in GAMES
-], ids=[g.info.id for g in GAMES])
+@pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
 def test_check_move_answers_hand_made_moves_with_a_rule(game: Game) -> None:
     """check_move and apply refuse any hand-made object with IllegalMove (or InvalidMove), nothing else."""
     moves = hand_made_moves(game)
