@@ -57,7 +57,7 @@ from engine.cube.state import (
 )
 from engine.errors import IllegalMove
 
-# --- who acts, chance and legal moves --------------------------------------------
+# --- who acts ------------------------------------------------------------------
 
 
 def current_player(s: CubeState) -> int:
@@ -68,91 +68,6 @@ def current_player(s: CubeState) -> int:
     if phase in CHANCE_PHASES:
         return CHANCE
     return s.player
-
-
-@cache
-def fall_outcomes(cube: tuple[int, ...], mask: int) -> tuple[tuple[Fall, float], ...]:
-    """C11: every possible fall with its probability: a product of binomials, one per fitting kind.
-
-    `cube` holds the objects per kind inside the cube, `mask` the kinds fitting the down side.
-    """
-    p = fall_probability(sum(cube))
-    ranges = [range(c + 1) if mask >> k & 1 else range(1) for k, c in enumerate(cube)]
-    outcomes = []
-    for book, ring, hat, wand in product(*ranges):
-        counts = (book, ring, hat, wand)
-        prob = 1.0
-        for k, fell in enumerate(counts):
-            if mask >> k & 1:
-                c = cube[k]
-                prob *= comb(c, fell) * p**fell * (1 - p) ** (c - fell)
-        outcomes.append((Fall(counts), prob))
-    total = sum(prob for _, prob in outcomes)
-    return tuple((fall, prob / total) for fall, prob in outcomes)
-
-
-def chance_outcomes(s: CubeState) -> list[tuple[CubeMove, float]]:
-    """Every chance outcome with its probability: the first player, the face rolled, a fall."""
-    if s.phase == FIRST:
-        return [(First(seat), 1.0 / s.n) for seat in range(s.n)]
-    if s.phase == FACE:
-        return [(move, 1.0 / 6) for move in ROLLED_MOVES]
-    if s.phase in (MID, FINAL):
-        return list(fall_outcomes(tuple(s.cube), HOLES[OPPOSITE[s.up]]))
-    return []
-
-
-def sample_chance(s: CubeState, rng: random.Random) -> CubeMove:
-    """One chance outcome drawn with its probability (a fall object by object, C11)."""
-    if s.phase == FACE:
-        return ROLLED_MOVES[rng.randrange(6)]
-    if s.phase == FIRST:
-        return First(rng.randrange(s.n))
-    return Fall(_sample_fall(s.cube, HOLES[OPPOSITE[s.up]], rng))
-
-
-def legal_moves(s: CubeState) -> list[CubeMove]:
-    """The moves of the seat to act; empty at chance nodes and at the end."""
-    if s.phase == ROLL:
-        return [ROLL_MOVE]
-    if s.phase == CHOOSE:
-        return [CHOOSE_MOVES[k] for k in range(4) if s.lid[k]]
-    if s.phase == VIA:
-        return [TURN_MOVES[side] for side in range(6) if is_via(side, s.t_start, s.t_face)]
-    return []
-
-
-def check_move(s: CubeState, move: CubeMove) -> None:
-    """Raise IllegalMove naming the rule: C7 roll first, C9 object in the lid, C10 via side."""
-    if s.phase == OVER:
-        raise IllegalMove("game_over", "the game is over", move)
-    if s.phase in CHANCE_PHASES:
-        if move not in [m for m, _ in chance_outcomes(s)]:
-            raise IllegalMove("chance", f"{move!r} is not a possible chance outcome now", move)
-        return
-    if s.phase == ROLL:
-        if not isinstance(move, Roll):
-            raise IllegalMove("C7", "the player to act must roll the die first", move)
-    elif s.phase == CHOOSE:
-        if not isinstance(move, Choose) or not isinstance(move.object, str):
-            raise IllegalMove("C9", "stars: choose an object kind from the lid", move)
-        kind = KIND_INDEX.get(move.object)
-        if kind is None:
-            raise IllegalMove("C9", f"there is no object kind {move.object!r}", move)
-        if not s.lid[kind]:
-            raise IllegalMove("C9", f"no {move.object} left in the lid", move)
-    elif s.phase == VIA:
-        if not isinstance(move, Turn) or not isinstance(move.via, str):
-            raise IllegalMove("C10", "half turn: choose the intermediate side", move)
-        via = SIDE_INDEX.get(move.via)
-        if via is None:
-            raise IllegalMove("C10", f"there is no side {move.via!r}", move)
-        if not is_via(via, s.t_start, s.t_face):
-            raise IllegalMove(
-                "C10",
-                f"{move.via} is not adjacent to both {SIDES[s.t_start]} and {SIDES[s.t_face]}",
-                move,
-            )
 
 
 # --- transitions ----------------------------------------------------------------
@@ -248,6 +163,94 @@ def _end_turn(s: CubeState, fell: tuple[int, ...]) -> None:
     s.turns += 1
     s.player = (s.player + 1) % s.n
     s.phase = ROLL
+
+
+# --- moves and chance -----------------------------------------------------------
+
+
+def legal_moves(s: CubeState) -> list[CubeMove]:
+    """The moves of the seat to act; empty at chance nodes and at the end."""
+    if s.phase == ROLL:
+        return [ROLL_MOVE]
+    if s.phase == CHOOSE:
+        return [CHOOSE_MOVES[k] for k in range(4) if s.lid[k]]
+    if s.phase == VIA:
+        return [TURN_MOVES[side] for side in range(6) if is_via(side, s.t_start, s.t_face)]
+    return []
+
+
+@cache
+def fall_outcomes(cube: tuple[int, ...], mask: int) -> tuple[tuple[Fall, float], ...]:
+    """C11: every possible fall with its probability: a product of binomials, one per fitting kind.
+
+    `cube` holds the objects per kind inside the cube, `mask` the kinds fitting the down side.
+    """
+    p = fall_probability(sum(cube))
+    ranges = [range(c + 1) if mask >> k & 1 else range(1) for k, c in enumerate(cube)]
+    outcomes = []
+    for book, ring, hat, wand in product(*ranges):
+        counts = (book, ring, hat, wand)
+        prob = 1.0
+        for k, fell in enumerate(counts):
+            if mask >> k & 1:
+                c = cube[k]
+                prob *= comb(c, fell) * p**fell * (1 - p) ** (c - fell)
+        outcomes.append((Fall(counts), prob))
+    total = sum(prob for _, prob in outcomes)
+    return tuple((fall, prob / total) for fall, prob in outcomes)
+
+
+def chance_outcomes(s: CubeState) -> list[tuple[CubeMove, float]]:
+    """Every chance outcome with its probability: the first player, the face rolled, a fall."""
+    if s.phase == FIRST:
+        return [(First(seat), 1.0 / s.n) for seat in range(s.n)]
+    if s.phase == FACE:
+        return [(move, 1.0 / 6) for move in ROLLED_MOVES]
+    if s.phase in (MID, FINAL):
+        return list(fall_outcomes(tuple(s.cube), HOLES[OPPOSITE[s.up]]))
+    return []
+
+
+def sample_chance(s: CubeState, rng: random.Random) -> CubeMove:
+    """One chance outcome drawn with its probability (a fall object by object, C11)."""
+    if s.phase == FACE:
+        return ROLLED_MOVES[rng.randrange(6)]
+    if s.phase == FIRST:
+        return First(rng.randrange(s.n))
+    return Fall(_sample_fall(s.cube, HOLES[OPPOSITE[s.up]], rng))
+
+
+def check_move(s: CubeState, move: CubeMove) -> None:
+    """Raise IllegalMove naming the rule: C7 roll first, C9 object in the lid, C10 via side."""
+    if s.phase == OVER:
+        raise IllegalMove("game_over", "the game is over", move)
+    if s.phase in CHANCE_PHASES:
+        if move not in [m for m, _ in chance_outcomes(s)]:
+            raise IllegalMove("chance", f"{move!r} is not a possible chance outcome now", move)
+        return
+    if s.phase == ROLL:
+        if not isinstance(move, Roll):
+            raise IllegalMove("C7", "the player to act must roll the die first", move)
+    elif s.phase == CHOOSE:
+        if not isinstance(move, Choose) or not isinstance(move.object, str):
+            raise IllegalMove("C9", "stars: choose an object kind from the lid", move)
+        kind = KIND_INDEX.get(move.object)
+        if kind is None:
+            raise IllegalMove("C9", f"there is no object kind {move.object!r}", move)
+        if not s.lid[kind]:
+            raise IllegalMove("C9", f"no {move.object} left in the lid", move)
+    elif s.phase == VIA:
+        if not isinstance(move, Turn) or not isinstance(move.via, str):
+            raise IllegalMove("C10", "half turn: choose the intermediate side", move)
+        via = SIDE_INDEX.get(move.via)
+        if via is None:
+            raise IllegalMove("C10", f"there is no side {move.via!r}", move)
+        if not is_via(via, s.t_start, s.t_face):
+            raise IllegalMove(
+                "C10",
+                f"{move.via} is not adjacent to both {SIDES[s.t_start]} and {SIDES[s.t_face]}",
+                move,
+            )
 
 
 def _sample_fall(cube: list[int], mask: int, rng: random.Random) -> Counts:

@@ -89,7 +89,7 @@ _STEP_TEXT = {
 }
 
 
-# --- points and the end (E19–E23) ------------------------------------------------
+# --- who acts ----------------------------------------------------------------------
 
 
 def current_player(s: EnchantersState) -> int:
@@ -98,6 +98,9 @@ def current_player(s: EnchantersState) -> int:
     if phase < TAKE1:
         return CHANCE
     return TERMINAL if phase == OVER else s.turn
+
+
+# --- points and end checks (E19–E23) ------------------------------------------------
 
 
 def points(s: EnchantersState, seat: int) -> int:
@@ -453,7 +456,7 @@ def advance(s: EnchantersState) -> None:
             return
 
 
-# --- moves -------------------------------------------------------------------------
+# --- moves and chance ----------------------------------------------------------------
 
 
 def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
