@@ -16,7 +16,10 @@ from api.schemas import (
     MatchViewSchema,
     MoveRequestSchema,
     SeatGrantSchema,
+    StreamTicketSchema,
 )
+from api.service import Unauthorized
+from api.tickets import StreamTickets
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
@@ -323,6 +326,43 @@ def log(match_id: str) -> Response:
     return _read_response(LogSchema().dump(body))
 
 
+@bp.post("/<match_id>/stream-ticket")
+def stream_ticket(match_id: str) -> Response:
+    """Trade the seat token for a ticket that opens one event stream of that seat.
+    ---
+    post:
+      tags: [matches]
+      summary: Get a stream ticket (for EventSource)
+      description: >
+        A browser's `EventSource` cannot send `Authorization`. Send the seat token here and open
+        `GET /v1/matches/{id}/events?ticket=…` with the answer: the ticket stands for this seat in
+        that one URL, is spent when the stream opens, and expires after `expires_in` seconds
+        unused. The seat token itself never goes into a URL. Ask for a new ticket to reconnect.
+      security: [{seatToken: []}]
+      parameters: [MatchId]
+      responses:
+        201:
+          description: A single-use ticket for this seat's event stream
+          content:
+            application/json:
+              schema: StreamTicketSchema
+              example: {"ticket": "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0", "seat": 0, "expires_in": 60}
+        401: Unauthorized
+        404: NotFound
+    """
+    svc = service()
+    loaded = svc.load(match_id)
+    seat = svc.seat_for_token(loaded.record, bearer_token())
+    if seat is None:
+        raise Unauthorized("a stream ticket is for a seat: send its token as 'Authorization: Bearer <token>'")
+    ttl = svc.config.STREAM_TICKET_SECONDS
+    ticket = StreamTickets(svc.redis, ttl).issue(loaded.record.id, seat)
+    response = jsonify(StreamTicketSchema().dump({"ticket": ticket, "seat": seat, "expires_in": ttl}))
+    response.status_code = 201
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.get("/<match_id>/events")
 def events(match_id: str) -> Response:
     """Server-sent events for a match.
@@ -333,10 +373,13 @@ def events(match_id: str) -> Response:
       description: >
         `event: match` carries the caller's view (`id:` is the version) at once and after every
         change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-        is finished, or after a few minutes (reconnect with Last-Event-ID).
+        is finished, or after a few minutes (reconnect with Last-Event-ID). A seat's own stream
+        needs its token: in `Authorization`, or, from a browser's EventSource, as a `ticket`
+        from POST /v1/matches/{id}/stream-ticket (single-use, short-lived).
       security: [{}, {seatToken: []}]
       parameters:
         - MatchId
+        - {name: ticket, in: query, description: "A stream ticket (POST /v1/matches/{id}/stream-ticket): this seat's view, without the token in the URL", schema: {type: string}, example: b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0}
         - {name: Last-Event-ID, in: header, schema: {type: string}, example: "3"}
       responses:
         200:
@@ -350,7 +393,11 @@ def events(match_id: str) -> Response:
     """
     svc = service()
     loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
+    ticket = request.args.get("ticket")
+    if ticket is not None:
+        seat = StreamTickets(svc.redis, svc.config.STREAM_TICKET_SECONDS).redeem(loaded.record.id, ticket)
+    else:
+        seat = svc.seat_for_token(loaded.record, bearer_token())
     last = request.headers.get("Last-Event-ID", "").strip()
     last_version = int(last) if last.isdigit() else None
     stream = stream_with_context(svc.events(match_id, seat, last_version))

@@ -232,3 +232,9 @@ class LegalMovesSchema(Schema):
     to_act = fields.Integer(allow_none=True)
     you = fields.Integer(allow_none=True)
     legal_moves = fields.List(fields.Raw())
+
+
+class StreamTicketSchema(Schema):
+    ticket = fields.String(required=True, metadata={"description": "Opens one event stream: GET …/events?ticket="})
+    seat = fields.Integer(required=True, metadata={"description": "The seat the ticket stands for"})
+    expires_in = fields.Integer(required=True, metadata={"description": "Seconds left to use it"})
