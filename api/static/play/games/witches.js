@@ -79,7 +79,7 @@ export function table(view, ui) {
   root.append(trickBox);
 
   // The trump decision (W11): give up a card just captured, or keep.
-  if (s.phase === "decide") {
+  if (s.phase === "trump_decision") {
     const deciding = s.to_act;
     const box = h("section", { class: "decide", "aria-labelledby": "decide-title" },
       h("h2", { id: "decide-title" }, deciding === ui.you ? "You won the trick: change the trump?" : `${ui.seatName(deciding)} won the trick and may change the trump`));
@@ -114,6 +114,6 @@ export function table(view, ui) {
         s.winners && s.winners.includes(seat) ? h("span", { class: "badge win" }, "winner") : null),
       h("p", {}, `${s.scores[seat]} point${s.scores[seat] === 1 ? "" : "s"} · ${cards.length} captured · ${s.hand_sizes[seat]} in hand`),
       cards.length ? h("div", { class: "captured", "aria-label": `Captured: ${listed(cards.map(words))}` },
-        cards.map((name) => card(name, { small: true, extra: s.just_captured.includes(name) && s.phase === "decide" ? "fresh" : "" }))) : null)))));
+        cards.map((name) => card(name, { small: true, extra: s.just_captured.includes(name) && s.phase === "trump_decision" ? "fresh" : "" }))) : null)))));
   return root;
 }
