@@ -9,6 +9,7 @@ with apt-get when it runs as root.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -146,11 +147,11 @@ def finished(page) -> None:
     assert status(page).startswith("Finished"), status(page)
     assert "win" in status(page)
     page.wait_for_selector(".replay-list li")
-    page.get_by_role("button", name="⏮ First").click()
+    page.get_by_role("button", name="« First").click()
     assert page.locator(".replay-at").inner_text().startswith("Step 1 of ")
-    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_role("button", name="Next ›").click()
     assert page.locator(".replay-at").inner_text().startswith("Step 2 of ")
-    page.get_by_role("button", name="Last ⏭").click()
+    page.get_by_role("button", name="Last »").click()
 
 
 def click_witches_move(page) -> None:
@@ -314,3 +315,15 @@ def test_two_people_play_through_the_join_link(pages: Pages) -> None:
     for page in people:
         finished(page)
     guest.screenshot(path=SHOTS / "human-vs-human.png", full_page=True)
+
+
+def test_the_readme_javascript_example_plays_a_match(pages: Pages, live_api: str) -> None:
+    blocks = re.findall(r"```js\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) == 1, "the README should hold exactly one ```js block: the frontend example"
+    code = blocks[0].replace('"http://localhost:8000"', json.dumps(live_api))
+    page = pages.new()
+    page.goto("/play")  # any page of the server's origin (one with an icon: no /favicon.ico 404)
+    with page.expect_console_message(lambda message: message.text.startswith("finished"), timeout=120_000) as seen:
+        page.evaluate(f"async () => {{\n{code}\n}}")
+    assert '"winners"' in seen.value.text
+

@@ -187,6 +187,7 @@ class MatchPage {
     this.module = module;
     this.info = info;
     this.view = null;
+    this.seen = new Map(); // version → the view this page saw then, for stepping through the log
     this.local = {}; // per-renderer UI state (selections) kept across re-renders of one version
     this.busy = false;
     this.header = h("div", { class: "match-head" });
@@ -211,8 +212,10 @@ class MatchPage {
     const changed = !this.view || view.version !== this.view.version;
     const before = this.view;
     this.view = view;
+    this.seen.set(view.version, view);
     if (changed) this.local = { ...this.local, selection: undefined, version: view.version };
     this.render(before);
+    if (view.bot) this.botProgress(view.bot);
   }
 
   ui() {
@@ -343,6 +346,18 @@ class MatchPage {
     }
   }
 
+  /** During the replay, the table as it stood at `version` (or the latest earlier one seen). */
+  showTableAt(version, caption) {
+    const versions = [...this.seen.keys()].filter((v) => v <= version).sort((a, b) => b - a);
+    const shown = this.seen.get(versions[0]) || this.view;
+    const final = shown === this.view;
+    caption.textContent = final ? "The table below is the final one."
+      : `The table below is as it stood at version ${shown.version}${shown.version === version ? "" : ` (the latest this page saw before version ${version})`}.`;
+    const past = { ...shown, legal_moves: [] };
+    const ui = { ...this.ui(), view: past, legal: [], play: () => {}, rerender: () => {} };
+    this.table.replaceChildren(this.module.table(past, ui));
+  }
+
   async renderAfter() {
     if (this.after.dataset.done) return;
     this.after.dataset.done = "yes";
@@ -350,6 +365,13 @@ class MatchPage {
     const describe = this.module.describe || generic.describe;
     const ui = this.ui();
     const lines = log.entries.map((entry) => describe(entry, ui));
+    // Every player's move made one version (joins made the first ones): the table after entry i
+    // is the view of version `first + moves up to i`, if this page saw it.
+    const movesUpTo = [];
+    let count = 0;
+    for (const entry of log.entries) movesUpTo.push(entry.chance ? count : ++count);
+    const firstVersion = this.view.version - count;
+    const caption = h("p", { class: "replay-caption" });
     let at = lines.length - 1;
     const counter = h("p", { class: "replay-at", "aria-live": "polite" });
     const list = h("ol", { class: "replay-list" });
@@ -358,6 +380,7 @@ class MatchPage {
       at = Math.max(0, Math.min(lines.length - 1, index));
       slider.value = at;
       counter.textContent = `Step ${at + 1} of ${lines.length}: ${lines[at]}`;
+      this.showTableAt(firstVersion + movesUpTo[at], caption);
       list.replaceChildren(...lines.slice(0, at + 1).map((line, i) =>
         h("li", { "aria-current": i === at ? "step" : null, class: log.entries[i].chance ? "chance" : "" }, line)));
       const current = list.lastElementChild;
@@ -368,12 +391,12 @@ class MatchPage {
     this.after.replaceChildren(h("section", { class: "replay", "aria-labelledby": "replay-title" },
       h("h2", { id: "replay-title" }, "Step through the match"),
       h("div", { class: "replay-controls" },
-        button("⏮ First", "replay-first", () => 0),
-        button("◀ Previous", "replay-prev", (i) => i - 1),
+        button("« First", "replay-first", () => 0),
+        button("‹ Previous", "replay-prev", (i) => i - 1),
         h("label", { for: "replay-slider", class: "visually-hidden" }, "Step"), slider,
-        button("Next ▶", "replay-next", (i) => i + 1),
-        button("Last ⏭", "replay-last", () => lines.length - 1)),
-      counter, list),
+        button("Next ›", "replay-next", (i) => i + 1),
+        button("Last »", "replay-last", () => lines.length - 1)),
+      counter, caption, list),
     h("p", {}, h("a", { href: "/play" }, "Play another match")));
     go(at);
   }

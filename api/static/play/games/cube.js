@@ -50,9 +50,13 @@ function story(turn, ui) {
   }
   if (turn.object) steps.push(`Took a ${turn.object} from the lid.`);
   if (turn.target) {
-    steps.push(turn.start_up === turn.target
-      ? `The ${turn.target} side was already up.`
-      : `Turned the cube from ${turn.start_up} up to ${turn.target} up${turn.path.length > 1 ? `, through ${turn.path[0]}` : ""}.`);
+    if (turn.start_up === turn.target) steps.push(`The ${turn.target} side was already up.`);
+    else if (OPPOSITE[turn.start_up] === turn.target && !turn.path.length) {
+      steps.push(`${turn.target} is opposite ${turn.start_up}: a half turn, through a side to choose.`);
+    } else {
+      const via = OPPOSITE[turn.start_up] === turn.target && turn.path.length ? `, through ${turn.path[0]}` : "";
+      steps.push(`Turned the cube from ${turn.start_up} up to ${turn.target} up${via}.`);
+    }
   }
   for (const exposure of turn.exposures) {
     const where = exposure.before_throw ? `Passing through ${exposure.up}` : `With ${exposure.up} up`;

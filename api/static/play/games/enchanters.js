@@ -97,8 +97,11 @@ export function describe(entry, ui) {
     case "discard": return `${who} discard${s} the ${words(m.card)}`;
     case "draw":
       if (m.spot !== undefined) return m.card ? `Table spot ${m.spot === 3 ? "face up" : m.spot + 1} refilled: ${words(m.card)}` : `Table spot ${m.spot + 1} refilled face down`;
+      if (m.to === undefined) return `Drawn from the deck: ${words(m.card)}`; // a finished log names no receiver
       return m.card ? `${ui.seatName(m.to)} draw${m.to === ui.you ? "" : "s"} ${words(m.card)}` : `${ui.seatName(m.to)} draws a card`;
-    case "object": return `${ui.seatName(m.seat)} take${m.seat === ui.you ? "" : "s"} an object from pile ${m.pile}${m.value !== undefined ? ` worth ${m.value}` : ""}`;
+    case "object":
+      if (m.seat === undefined) return `An object comes from pile ${m.pile}, worth ${m.value}`;
+      return `${ui.seatName(m.seat)} take${m.seat === ui.you ? "" : "s"} an object from pile ${m.pile}${m.value !== undefined ? ` worth ${m.value}` : ""}`;
     default: return `${who} ${m.type}`;
   }
 }
@@ -244,8 +247,8 @@ export function table(view, ui) {
       `${pile}: ${n}`, s.last_pile === pile ? h("span", { class: "visually-hidden" }, " (last gathering)") : null)),
     h("li", { class: "pile-chip" }, `New gathering: ${s.new_gathering_left}`))));
   if (s.history.length) {
-    root.append(h("details", { class: "history", open: true }, h("summary", {}, `Gatherings and Tricks (${s.history.length})`),
-      h("ol", {}, s.history.slice().reverse().map((e) => h("li", {},
+    root.append(h("details", { class: "history", open: true }, h("summary", {}, `Gatherings and Tricks (${s.history.length}), latest first`),
+      h("ol", { reversed: true }, s.history.slice().reverse().map((e) => h("li", {},
         e.gathering ? `${ui.seatName(e.seat)} gathered: pile ${e.gathering}`
           : e.trick ? `${ui.seatName(e.seat)} played ${cap(e.trick)} — ${TRICK_TEXT[e.trick]}`
             : `Periculum (${e.periculum === "table" ? "taken from the table" : "drawn with Vademecum"}) hit ${ui.seatName(e.seat, { capital: false })}`)))));

@@ -36,10 +36,14 @@ export function describe(entry, ui) {
   const m = entry.move;
   const who = entry.seat !== null && entry.seat !== undefined ? ui.seatName(entry.seat) : "";
   switch (m.type) {
-    case "deal": return m.card ? `${ui.seatName(m.seat)} ${m.seat === ui.you ? "are" : "is"} dealt ${words(m.card)}` : `A card is dealt to ${ui.seatName(m.seat, { capital: false })}`;
+    case "deal":
+      if (m.seat === undefined) return `Dealt: ${words(m.card)}`; // a finished log names no receiver
+      return m.card ? `${ui.seatName(m.seat)} ${m.seat === ui.you ? "are" : "is"} dealt ${words(m.card)}` : `A card is dealt to ${ui.seatName(m.seat, { capital: false })}`;
     case "reveal": return `The trump card turned up: ${words(m.card)}`;
     case "first": return `${ui.seatName(m.seat)} lead${m.seat === ui.you ? "" : "s"} the first trick`;
-    case "draw": return m.card ? `${ui.seatName(m.seat)} draw${m.seat === ui.you ? "" : "s"} ${words(m.card)}` : `${ui.seatName(m.seat)} draws a card`;
+    case "draw":
+      if (m.seat === undefined) return `Drawn: ${words(m.card)}`;
+      return m.card ? `${ui.seatName(m.seat)} draw${m.seat === ui.you ? "" : "s"} ${words(m.card)}` : `${ui.seatName(m.seat)} draws a card`;
     case "play": return `${who} play${entry.seat === ui.you ? "" : "s"} ${words(m.card)}`;
     case "trump": return `${who} give${entry.seat === ui.you ? "" : "s"} up ${words(m.card)}: the new trump`;
     case "keep": return `${who} keep${entry.seat === ui.you ? "" : "s"} the trump`;
