@@ -224,6 +224,24 @@ def test_witches_table_reads_at_phone_width(pages: Pages) -> None:
     moved(page, before)
 
 
+def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
+    page = pages.new()
+    create_match(page, "witches", ["you", "hard"])  # a hard bot thinks up to a second a move
+    for _ in range(10):
+        if page.locator(".bot-activity p").count():
+            break
+        if status(page).startswith("Your turn"):
+            before = version(page)
+            click_witches_move(page)
+            moved(page, before)
+        page.wait_for_timeout(100)
+    page.wait_for_function("() => /is thinking: [0-9,]+ of at most 3,000 simulations/"
+                           ".test(document.querySelector('.bot-activity')?.textContent || '')")
+    assert page.locator(".bot-activity progress").count() == 1
+    assert page.locator(".bot-activity").inner_text().startswith("Player 2 (hard bot) is thinking")
+    page.screenshot(path=SHOTS / "bot-thinking.png")
+
+
 def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages) -> None:
     page = pages.new()
     match_id = create_match(page, "enchanters", ["you", "random"])
@@ -248,6 +266,8 @@ def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages)
                 page.locator(f'[data-key="sel-{card}"]').click()
             for card, declared in gather["air"].items():
                 page.select_option(f'select[id="air-{card}"]', label=f"{declared['school']} {declared['element']}")
+            if with_air and not air_gatherings:
+                page.screenshot(path=SHOTS / "enchanters-gathering.png", full_page=True)
             page.locator(f'[data-key="gather-{gather["tower"]}"]').click()
             if with_air:
                 air_gatherings += 1

@@ -197,7 +197,10 @@ class MatchPage {
     this.table = h("div", { class: "table-area" });
     this.errors = h("div", { class: "move-errors" });
     this.after = h("div", { class: "after" });
-    show(this.header, this.status, this.bot, this.share, this.errors, this.table, this.after);
+    // After the end, the replay's controls come before the table they step through.
+    // Whose turn it is (and a thinking bot's progress) stays in sight while the table scrolls.
+    this.turnBar = h("div", { class: "turn-bar" }, this.status, this.bot);
+    show(this.header, this.turnBar, this.share, this.errors, this.after, this.table);
   }
 
   seatName(seat, { capital = true } = {}) {
@@ -279,15 +282,17 @@ class MatchPage {
   }
 
   botProgress(activity) {
-    if (!this.view || this.view.status !== "active") return;
+    if (!this.view || this.view.status !== "active" || activity.seat !== this.view.to_act) return; // stale
     const level = this.info.bot_levels.find((l) => l.name === activity.level);
     const budget = level ? level.iterations : 0;
     const name = this.seatName(activity.seat);
     const text = activity.status === "thinking"
-      ? `${name} is thinking: ${activity.iterations.toLocaleString("en")} simulations in ${activity.elapsed.toFixed(1)} s`
-      : `${name} is about to think`;
-    this.bot.replaceChildren(h("p", {}, text),
-      budget ? h("progress", { max: budget, value: Math.min(activity.iterations, budget), "aria-label": `${name}'s search` }) : null);
+      ? `${name} is thinking: ${activity.iterations.toLocaleString("en")} of at most ${budget.toLocaleString("en")} simulations, ${activity.elapsed.toFixed(1)} s`
+      : `${name} is choosing a move…`;
+    const bar = budget && activity.status === "thinking"
+      ? h("progress", { max: budget, value: Math.min(activity.iterations, budget), "aria-label": `${name}'s search` })
+      : null;
+    this.bot.replaceChildren(...[h("p", {}, text), bar].filter(Boolean));
   }
 
   renderShare() {

@@ -57,13 +57,31 @@ function cardClass(name) {
   return `ecard ${c.kind}${c.element ? ` el-${c.element}` : ""}`;
 }
 
-function card(name, { onclick, label, pressed, key, small, disabled } = {}) {
-  const cls = `${cardClass(name)}${small ? " small" : ""}`;
+function card(name, { onclick, label, pressed, key, small, disabled, dim } = {}) {
+  const cls = `${cardClass(name)}${small ? " small" : ""}${dim ? " dim" : ""}`;
   if (onclick || disabled) {
     return h("button", { type: "button", class: cls, onclick, disabled, "aria-label": label || words(name),
       "aria-pressed": pressed === undefined ? null : String(pressed), dataset: { key } }, face(name));
   }
   return h("span", { class: cls, role: "img", "aria-label": label || words(name) }, face(name));
+}
+
+/** E5: the reward pile a gathering's pattern names (a hint for the player; the server decides). */
+function patternPile(cards, air) {
+  const traits = cards.map((name) => {
+    const c = parse(name);
+    return c.kind === "air" ? { aspect: c.aspect, ...(air[name] || {}) } : c;
+  });
+  if (traits.some((t) => !t.school || !t.element)) return null;
+  const same = (key) => new Set(traits.map((t) => t[key])).size === 1;
+  const [aspect, school, element] = [same("aspect"), same("school"), same("element")];
+  if (aspect && school) return "A";
+  if (aspect && element) return "B";
+  if (school && element) return "C";
+  if (aspect) return "D";
+  if (school) return "E";
+  if (element) return "F";
+  return "G";
 }
 
 function declaration(decl) {
@@ -107,7 +125,7 @@ export function describe(entry, ui) {
 }
 
 /** The gathering builder: pick three cards among the legal gatherings, then Tower and Air. */
-function gatherBuilder(s, ui) {
+function gatherBuilder(s, ui, me) {
   const gathers = ui.legal.filter((m) => m.type === "gather");
   const local = ui.local;
   const selection = local.selection || [];
@@ -138,7 +156,11 @@ function gatherBuilder(s, ui) {
         }, options.map((d, i) => h("option", { value: i, selected: same(d, local.air[name]) }, declaration(d)))));
     });
     const towers = [...new Set(matches.map((g) => g.tower))].sort();
-    box.append(...pickers, h("div", { class: "actions" }, towers.map((tower) => {
+    const pile = patternPile(selection, local.air);
+    const fromHand = me && selection.every((c) => me.hand.includes(c));
+    const reward = pile ? h("p", {}, `Pays from pile ${pile} (${s.piles[pile]} object${s.piles[pile] === 1 ? "" : "s"} left)`,
+      fromHand && s.new_gathering_left ? ", plus a New-gathering card: all three cards come from your hand" : "", ".") : null;
+    box.append(...pickers, reward, h("div", { class: "actions" }, towers.map((tower) => {
       const move = matches.find((g) => g.tower === tower && airCards.every((c) => same(g.air[c], local.air[c])));
       return h("button", {
         type: "button", class: "primary", disabled: !move, dataset: { key: `gather-${tower}` },
@@ -157,7 +179,7 @@ export function table(view, ui) {
   const takes = legal.filter((m) => m.type === "take");
   const discards = new Set(legal.filter((m) => m.type === "discard").map((m) => m.card));
   const canGather = legal.some((m) => m.type === "gather");
-  const builder = canGather ? gatherBuilder(s, ui) : null;
+  const builder = canGather ? gatherBuilder(s, ui, me) : null;
   const root = h("div", { class: "enchanters" });
 
   if (s.step && s.turn !== null) {
@@ -190,7 +212,7 @@ export function table(view, ui) {
       cards.length ? h("div", { class: "hand" }, cards.map((name) => builder && builder.selectable(name)
         ? card(name, { onclick: () => builder.toggle(name), pressed: builder.selection.includes(name), key: `sel-${name}`, small: true,
           label: `${builder.selection.includes(name) ? "Unchoose" : "Choose"} the ${words(name)} from Tower ${i + 1}` })
-        : card(name, { small: true }))) : h("p", {}, "empty"))))));
+        : card(name, { small: true, dim: Boolean(builder) }))) : h("p", {}, "empty"))))));
 
   // Your hand.
   if (me && me.hand) {
@@ -203,7 +225,7 @@ export function table(view, ui) {
           return card(name, { onclick: () => builder.toggle(name), pressed: builder.selection.includes(name), key: `sel-${name}`,
             label: `${builder.selection.includes(name) ? "Unchoose" : "Choose"} the ${words(name)}` });
         }
-        return card(name);
+        return card(name, { dim: Boolean(builder) });
       })) : h("p", {}, "No cards in hand.")));
   }
 
