@@ -130,7 +130,16 @@ def play_to_end(page, choose: Callable, shot: str | None = None, shot_after: int
             raise
         if shot and made + 1 == shot_after:
             page.screenshot(path=SHOTS / f"{shot}.png", full_page=True)
+            assert_labelled(page)
     pytest.fail(f"the match did not end within {MAX_MOVES} moves")
+
+
+def assert_labelled(page) -> None:
+    """Every control has a name a screen reader can say (its text, aria-label or label)."""
+    nameless = page.evaluate("""() => [...document.querySelectorAll('button, select, input, progress')]
+        .filter((el) => !(el.getAttribute('aria-label') || (el.labels && el.labels.length) || el.textContent.trim()))
+        .map((el) => el.outerHTML.slice(0, 120))""")
+    assert not nameless, f"controls without an accessible name: {nameless}"
 
 
 def view_of(page, match_id: str) -> dict:
@@ -310,7 +319,7 @@ def test_two_people_play_through_the_join_link(pages: Pages) -> None:
 
     guest = pages.new()
     guest.goto(link)
-    guest.get_by_role("button", name="Take seat 2").click()
+    guest.get_by_role("button", name="Join as Player 2").click()
     guest.wait_for_url("**/play?match=*")
     host.wait_for_function("() => !document.querySelector('.share input')")  # the host saw the join live
 

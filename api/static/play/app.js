@@ -54,15 +54,15 @@ async function lobby() {
   }
 
   function seatRow(index) {
-    const level = h("select", { name: `level-${index}`, "aria-label": `Bot level, seat ${index + 1}` },
+    const level = h("select", { name: `level-${index}`, "aria-label": `Bot level, player ${index + 1}` },
       game().bot_levels.map((l) => h("option", { value: l.name, selected: l.name === "easy" }, l.name)));
-    const type = h("select", { name: `type-${index}`, "aria-label": `Seat ${index + 1}` },
+    const type = h("select", { name: `type-${index}`, "aria-label": `Player ${index + 1}` },
       h("option", { value: "human", selected: index === 0 }, index === 0 ? "You" : "A person (join link)"),
       h("option", { value: "bot", selected: index !== 0 }, "A bot"));
     const sync = () => { level.hidden = type.value !== "bot"; };
     type.addEventListener("change", sync);
     sync();
-    return h("div", { class: "seat-row" }, h("span", { class: "seat-no" }, `Seat ${index + 1}`), type, level);
+    return h("div", { class: "seat-row" }, h("span", { class: "seat-no" }, `Player ${index + 1}`), type, level);
   }
 
   function rebuild() {
@@ -79,13 +79,13 @@ async function lobby() {
       const input = o.choices
         ? h("select", { id, name: o.name }, o.choices.map((c) => h("option", { value: c, selected: c === o.default }, c)))
         : h("input", { id, name: o.name, value: o.default ?? "" });
-      return h("div", { class: "field" }, h("label", { for: id, title: o.description }, o.name), input,
+      return h("div", { class: "field" }, h("label", { for: id }, o.name.charAt(0).toUpperCase() + o.name.slice(1)), input,
         h("small", {}, o.description));
     }));
   }
 
   function rebuildSeats() {
-    seatsBox.replaceChildren(h("legend", {}, "Seats, in play order"),
+    seatsBox.replaceChildren(h("legend", {}, "Players, in play order"),
       ...Array.from({ length: Number(countSelect.value) }, (_, i) => seatRow(i)));
   }
 
@@ -141,7 +141,7 @@ async function joinPage(matchId) {
   const { title } = await call("GET", `/v1/games/${view.game}`);
   const box = h("section", { class: "join", "aria-labelledby": "join-title" },
     h("h1", { id: "join-title" }, `Join a match of ${title}`),
-    h("p", {}, `Seats: ${listed(view.seats.map((s) => `${s.seat + 1} ${s.type === "bot" ? `(${s.level} bot)` : s.filled ? "(taken)" : "(free)"}`))}.`));
+    h("p", {}, `Players: ${listed(view.seats.map((s) => `${s.seat + 1} ${s.type === "bot" ? `(${s.level} bot)` : s.filled ? "(taken)" : "(free)"}`))}.`));
   if (!open.length) {
     box.append(h("p", {}, "Every seat is taken."), h("a", { href: `?match=${matchId}` }, "Watch the match"));
   } else {
@@ -157,7 +157,7 @@ async function joinPage(matchId) {
           errors.replaceChildren(failure(error));
         }
       },
-    }, `Take seat ${open[0].seat + 1}`), " ", h("a", { href: `?match=${matchId}` }, "or just watch"), errors);
+    }, `Join as Player ${open[0].seat + 1}`), " ", h("a", { href: `?match=${matchId}` }, "or just watch"), errors);
   }
   show(box);
 }
@@ -242,7 +242,7 @@ class MatchPage {
     this.header.replaceChildren(
       h("h1", {}, this.info.title),
       h("p", { class: "meta" }, `Match ${view.id} · version ${view.version} · `,
-        view.you === null ? "you are watching" : `you hold seat ${view.you + 1}`,
+        view.you === null ? "you are watching" : `you are Player ${view.you + 1}`,
         view.seeded ? " · seeded" : ""));
     this.status.textContent = this.statusLine();
     if (!view.bot) this.bot.replaceChildren();
