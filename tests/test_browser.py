@@ -126,12 +126,18 @@ def play_to_end(page, choose: Callable, shot: str | None = None, shot_after: int
             choose(page)
             moved(page, before)
         except Exception:
-            page.screenshot(path=SHOTS / f"failed-{shot or 'match'}.png", full_page=True)
+            shoot(page, f"failed-{shot or 'match'}.png")
             raise
         if shot and made + 1 == shot_after:
-            page.screenshot(path=SHOTS / f"{shot}.png", full_page=True)
+            shoot(page, f"{shot}.png")
             assert_labelled(page)
     pytest.fail(f"the match did not end within {MAX_MOVES} moves")
+
+
+def shoot(page, name: str, full_page: bool = True) -> None:
+    """A screenshot in .run/screenshots/, taken from the top (the turn bar is sticky)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=SHOTS / name, full_page=full_page)
 
 
 def assert_labelled(page) -> None:
@@ -190,7 +196,7 @@ def test_docs_lists_every_operation_and_tries_the_catalog(pages: Pages, live_api
         shown.add((method, path))
     assert shown == expected
     assert page.locator("text=Unable to render this definition").count() == 0
-    page.screenshot(path=SHOTS / "docs.png", full_page=True)
+    shoot(page, "docs.png")
 
     catalog = page.locator(".opblock-get", has=page.locator('.opblock-summary-path[data-path="/v1/games"]'))
     catalog.locator(".opblock-summary").click()
@@ -211,7 +217,7 @@ def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
     assert page.locator(".wheel .ranking").inner_text().startswith("Wheel (decreasing)")
     play_to_end(page, click_witches_move, shot="witches", shot_after=6)
     finished(page)
-    page.screenshot(path=SHOTS / "witches-end.png", full_page=True)
+    shoot(page, "witches-end.png")
 
 
 def test_witches_table_reads_at_phone_width(pages: Pages) -> None:
@@ -220,7 +226,7 @@ def test_witches_table_reads_at_phone_width(pages: Pages) -> None:
     wait_for_turn(page)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways at phone width ({width}px)"
-    page.screenshot(path=SHOTS / "witches-phone.png", full_page=True)
+    shoot(page, "witches-phone.png")
     # Keyboard only: tab to a card of the hand and play it with Enter.
     before = version(page)
     for _ in range(60):
@@ -231,6 +237,8 @@ def test_witches_table_reads_at_phone_width(pages: Pages) -> None:
         pytest.fail("no card of the hand is reachable with Tab")
     page.keyboard.press("Enter")
     moved(page, before)
+    # The played card is gone: focus waits on the turn line, and Tab leads back into the hand.
+    assert page.evaluate("document.activeElement.classList.contains('status')")
 
 
 def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
@@ -248,7 +256,7 @@ def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
                            ".test(document.querySelector('.bot-activity')?.textContent || '')")
     assert page.locator(".bot-activity progress").count() == 1
     assert page.locator(".bot-activity").inner_text().startswith("Player 2 (hard bot) is thinking")
-    page.screenshot(path=SHOTS / "bot-thinking.png")
+    shoot(page, "bot-thinking.png", full_page=False)
 
 
 def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages) -> None:
@@ -276,7 +284,7 @@ def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages)
             for card, declared in gather["air"].items():
                 page.select_option(f'select[id="air-{card}"]', label=f"{declared['school']} {declared['element']}")
             if with_air and not air_gatherings:
-                page.screenshot(path=SHOTS / "enchanters-gathering.png", full_page=True)
+                shoot(page, "enchanters-gathering.png")
             page.locator(f'[data-key="gather-{gather["tower"]}"]').click()
             if with_air:
                 air_gatherings += 1
@@ -296,7 +304,7 @@ def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages)
 
     play_to_end(page, choose, shot="enchanters", shot_after=12)
     finished(page)
-    page.screenshot(path=SHOTS / "enchanters-end.png", full_page=True)
+    shoot(page, "enchanters-end.png")
     assert air_gatherings >= 1, "no gathering with an Air Enchanter came up in this match"
     log = page.evaluate("(id) => fetch(`/v1/matches/${id}/log`).then((r) => r.json())", match_id)
     assert any(e["move"]["type"] == "gather" and e["move"]["air"] and e["seat"] == 0 for e in log["entries"])
@@ -307,7 +315,7 @@ def test_cube_against_a_random_bot_to_the_end(pages: Pages) -> None:
     create_match(page, "cube", ["you", "random"])
     play_to_end(page, click_cube_move, shot="cube", shot_after=9)
     finished(page)
-    page.screenshot(path=SHOTS / "cube-end.png", full_page=True)
+    shoot(page, "cube-end.png")
 
 
 def test_two_people_play_through_the_join_link(pages: Pages) -> None:
@@ -343,7 +351,7 @@ def test_two_people_play_through_the_join_link(pages: Pages) -> None:
         pytest.fail("the match between two people did not end")
     for page in people:
         finished(page)
-    guest.screenshot(path=SHOTS / "human-vs-human.png", full_page=True)
+    shoot(guest, "human-vs-human.png")
 
 
 def test_the_readme_javascript_example_plays_a_match(pages: Pages, live_api: str) -> None:

@@ -19,13 +19,6 @@ async function renderer(gameId) {
   return RENDERERS[gameId];
 }
 
-/** Tell screen-reader users what changed (one polite live region for the page). */
-export function announce(text) {
-  const region = document.getElementById("announce");
-  region.textContent = "";
-  setTimeout(() => { region.textContent = text; }, 30);
-}
-
 function show(...nodes) {
   main.replaceChildren(...nodes);
 }
@@ -191,7 +184,7 @@ class MatchPage {
     this.local = {}; // per-renderer UI state (selections) kept across re-renders of one version
     this.busy = false;
     this.header = h("div", { class: "match-head" });
-    this.status = h("p", { class: "status", role: "status" });
+    this.status = h("p", { class: "status", role: "status", tabindex: "-1" });
     this.bot = h("div", { class: "bot-activity" });
     this.share = h("div", { class: "share" });
     this.table = h("div", { class: "table-area" });
@@ -213,11 +206,10 @@ class MatchPage {
   update(view) {
     if (this.view && view.version < this.view.version) return; // a late answer
     const changed = !this.view || view.version !== this.view.version;
-    const before = this.view;
     this.view = view;
     this.seen.set(view.version, view);
     if (changed) this.local = { ...this.local, selection: undefined, version: view.version };
-    this.render(before);
+    this.render();
     if (view.bot) this.botProgress(view.bot);
   }
 
@@ -230,15 +222,16 @@ class MatchPage {
       local: this.local,
       seatName: (seat, opts) => page.seatName(seat, opts),
       play: (move) => page.play(move),
-      rerender: () => page.render(page.view),
+      rerender: () => page.render(),
       isLegal: (move) => page.view.legal_moves.some((m) => same(m, move)),
     };
   }
 
-  render(before) {
+  render() {
     const view = this.view;
-    const focused = document.activeElement && document.activeElement.dataset
-      ? document.activeElement.dataset.key : undefined;
+    const active = document.activeElement;
+    const focused = active && active.dataset ? active.dataset.key : undefined;
+    const hadFocus = active && active !== main && main.contains(active);
     this.header.replaceChildren(
       h("h1", {}, this.info.title),
       h("p", { class: "meta" }, `Match ${view.id} · version ${view.version} · `,
@@ -250,14 +243,11 @@ class MatchPage {
     const ui = this.ui();
     this.table.replaceChildren(this.module.table(view, ui), this.allMoves(ui));
     if (view.status === "finished") this.renderAfter();
-    if (focused) {
-      const again = main.querySelector(`[data-key="${CSS.escape(focused)}"]`);
-      if (again && !again.disabled) again.focus();
-    }
-    if (before && before.version !== view.version) {
-      if (view.status === "finished") announce(`The match is over. ${this.outcomeLine()}`);
-      else if (view.you !== null && view.to_act === view.you) announce("Your turn.");
-    }
+    // Keep keyboard focus where it was; when that control is gone (the card was played), put
+    // it on the turn line just above the table, so Tab leads straight back into it.
+    const again = focused && main.querySelector(`[data-key="${CSS.escape(focused)}"]`);
+    if (again && !again.disabled) again.focus();
+    else if (hadFocus && !main.contains(document.activeElement)) this.status.focus({ preventScroll: true });
   }
 
   statusLine() {
