@@ -220,13 +220,14 @@ def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
     shoot(page, "witches-end.png")
 
 
-def test_witches_table_reads_at_phone_width(pages: Pages) -> None:
+def test_every_table_reads_at_phone_width_and_plays_with_the_keyboard(pages: Pages) -> None:
     page = pages.new(width=390, height=844)
-    create_match(page, "witches", ["you", "random", "random"])
-    wait_for_turn(page)
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, f"the page scrolls sideways at phone width ({width}px)"
-    shoot(page, "witches-phone.png")
+    for game in ("enchanters", "cube", "witches"):
+        create_match(page, game, ["you", "random", "random"])
+        wait_for_turn(page)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{game}: the page scrolls sideways at phone width ({width}px)"
+        shoot(page, f"{game}-phone.png")
     # Keyboard only: tab to a card of the hand and play it with Enter.
     before = version(page)
     for _ in range(60):

@@ -3,20 +3,17 @@
 
 import { ApiError, call, follow, saveToken, savedToken } from "./api.js";
 import { h, listed, same } from "./dom.js";
+import * as cube from "./games/cube.js";
+import * as enchanters from "./games/enchanters.js";
 import * as generic from "./games/generic.js";
+import * as witches from "./games/witches.js";
 
 const main = document.getElementById("main");
-const RENDERERS = {};
+// One table renderer per game; a registered game without one still plays with the generic one.
+const RENDERERS = { cube, enchanters, witches };
 
-async function renderer(gameId) {
-  if (!(gameId in RENDERERS)) {
-    try {
-      RENDERERS[gameId] = await import(`./games/${gameId}.js`);
-    } catch {
-      RENDERERS[gameId] = generic; // a game without its own table still plays
-    }
-  }
-  return RENDERERS[gameId];
+function renderer(gameId) {
+  return RENDERERS[gameId] || generic;
 }
 
 function show(...nodes) {
@@ -111,13 +108,21 @@ async function lobby() {
   rebuild();
   const open = h("section", { class: "open-matches", "aria-labelledby": "open-title" },
     h("h2", { id: "open-title" }, "Matches waiting for players"), h("p", {}, "Loading…"));
-  show(h("h1", {}, "Play The Witches' Wheel, The Enchanters' Gathering and The Magic Cube"), form, open);
+  const live = h("section", { class: "open-matches", "aria-labelledby": "live-title" },
+    h("h2", { id: "live-title" }, "Matches being played: watch one"), h("p", {}, "Loading…"));
+  show(h("h1", {}, "Play The Witches' Wheel, The Enchanters' Gathering and The Magic Cube"), form, open, live);
+  const titles = Object.fromEntries(games.map((g) => [g.id, g.title]));
+  const players = (m) => `${m.seats.length} players`;
   try {
-    const { matches } = await call("GET", "/v1/matches?status=waiting");
-    const titles = Object.fromEntries(games.map((g) => [g.id, g.title]));
-    open.replaceChildren(open.firstChild, matches.length
-      ? h("ul", {}, matches.map((m) => h("li", {},
-        h("a", { href: `?join=${m.id}` }, `${titles[m.game] || m.game}: ${m.open_seats.length} open seat${m.open_seats.length === 1 ? "" : "s"}`))))
+    const [waiting, active] = await Promise.all([
+      call("GET", "/v1/matches?status=waiting"), call("GET", "/v1/matches?status=active")]);
+    open.replaceChildren(open.firstChild, waiting.matches.length
+      ? h("ul", {}, waiting.matches.map((m) => h("li", {}, h("a", { href: `?join=${m.id}` },
+        `${titles[m.game] || m.game}, ${players(m)}: ${m.open_seats.length} open seat${m.open_seats.length === 1 ? "" : "s"}`))))
+      : h("p", {}, "None right now."));
+    live.replaceChildren(live.firstChild, active.matches.length
+      ? h("ul", {}, active.matches.slice(0, 10).map((m) => h("li", {}, h("a", { href: `?match=${m.id}` },
+        `${titles[m.game] || m.game}, ${players(m)} (version ${m.version})`))))
       : h("p", {}, "None right now."));
   } catch (error) {
     open.replaceChildren(open.firstChild, failure(error));
@@ -160,7 +165,7 @@ async function joinPage(matchId) {
 async function matchPage(matchId) {
   const token = savedToken(matchId);
   const first = await call("GET", `/v1/matches/${matchId}`, { token });
-  const module = await renderer(first.game);
+  const module = renderer(first.game);
   const { games } = await call("GET", "/v1/games");
   const info = games.find((g) => g.id === first.game) || { title: first.game, bot_levels: [] };
   document.title = `Coven — ${info.title}`;
