@@ -260,8 +260,9 @@ def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
     shoot(page, "bot-thinking.png", full_page=False)
 
 
-def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages) -> None:
-    page = pages.new()
+def play_enchanters(page) -> tuple[str, int]:
+    """A match against a random bot that keeps Air Enchanters and gathers with them as soon as
+    it can (then with anything); returns the match and how many Air gatherings it made."""
     match_id = create_match(page, "enchanters", ["you", "random"])
     air_gatherings = 0
 
@@ -305,8 +306,19 @@ def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages)
 
     play_to_end(page, choose, shot="enchanters", shot_after=12)
     finished(page)
+    return match_id, air_gatherings
+
+
+def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages) -> None:
+    page = pages.new()
+    # This policy gathers with an Air Enchanter in about 99% of matches (simulated over 200):
+    # three tries make a miss a one-in-a-million event, never a flaky test.
+    for _ in range(3):
+        match_id, air_gatherings = play_enchanters(page)
+        if air_gatherings:
+            break
+    assert air_gatherings >= 1, "no gathering with an Air Enchanter came up in three matches"
     shoot(page, "enchanters-end.png")
-    assert air_gatherings >= 1, "no gathering with an Air Enchanter came up in this match"
     log = page.evaluate("(id) => fetch(`/v1/matches/${id}/log`).then((r) => r.json())", match_id)
     assert any(e["move"]["type"] == "gather" and e["move"]["air"] and e["seat"] == 0 for e in log["entries"])
 
