@@ -2,7 +2,7 @@
 // follows a match live and plays legal moves. Game tables come from one module per game.
 
 import { ApiError, call, follow, saveToken, savedToken } from "./api.js";
-import { h, listed, same } from "./dom.js";
+import { h, listed } from "./dom.js";
 import * as cube from "./games/cube.js";
 import * as enchanters from "./games/enchanters.js";
 import * as generic from "./games/generic.js";
@@ -195,8 +195,9 @@ class MatchPage {
     this.table = h("div", { class: "table-area" });
     this.errors = h("div", { class: "move-errors" });
     this.after = h("div", { class: "after" });
-    // After the end, the replay's controls come before the table they step through.
-    // Whose turn it is (and a thinking bot's progress) stays in sight while the table scrolls.
+    this.movesOpen = false; // whether "Every legal move" is unfolded, kept across re-renders
+    // Whose turn it is (and a thinking bot's progress) stays in sight while the table scrolls;
+    // after the end, the replay's controls come before the table they step through.
     this.turnBar = h("div", { class: "turn-bar" }, this.status, this.bot);
     show(this.header, this.turnBar, this.share, this.errors, this.after, this.table);
   }
@@ -213,7 +214,7 @@ class MatchPage {
     const changed = !this.view || view.version !== this.view.version;
     this.view = view;
     this.seen.set(view.version, view);
-    if (changed) this.local = { ...this.local, selection: undefined, version: view.version };
+    if (changed) this.local = { ...this.local, selection: undefined };
     this.render();
     if (view.bot) this.botProgress(view.bot);
   }
@@ -228,7 +229,6 @@ class MatchPage {
       seatName: (seat, opts) => page.seatName(seat, opts),
       play: (move) => page.play(move),
       rerender: () => page.render(),
-      isLegal: (move) => page.view.legal_moves.some((m) => same(m, move)),
     };
   }
 
@@ -319,7 +319,7 @@ class MatchPage {
     const legal = this.view.legal_moves;
     if (!legal.length) return h("span");
     const label = this.module.moveLabel || generic.moveLabel;
-    return h("details", { class: "all-moves" },
+    return h("details", { class: "all-moves", open: this.movesOpen, ontoggle: (event) => { this.movesOpen = event.target.open; } },
       h("summary", {}, `Every legal move (${legal.length})`),
       h("ul", {}, legal.map((move, i) => h("li", {}, h("button", {
         type: "button", dataset: { key: `any-${i}-${JSON.stringify(move)}` }, onclick: () => ui.play(move),

@@ -47,8 +47,3 @@ export function listed(items) {
 export function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-
-/** A section with a heading, for screen-reader navigation by headings. */
-export function section(title, attrs, ...children) {
-  return h("section", { ...attrs, "aria-label": title }, h("h3", {}, title), ...children);
-}

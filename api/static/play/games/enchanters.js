@@ -73,8 +73,8 @@ function patternPile(cards, air) {
     return c.kind === "air" ? { aspect: c.aspect, ...(air[name] || {}) } : c;
   });
   if (traits.some((t) => !t.school || !t.element)) return null;
-  const same = (key) => new Set(traits.map((t) => t[key])).size === 1;
-  const [aspect, school, element] = [same("aspect"), same("school"), same("element")];
+  const shared = (key) => new Set(traits.map((t) => t[key])).size === 1;
+  const [aspect, school, element] = [shared("aspect"), shared("school"), shared("element")];
   if (aspect && school) return "A";
   if (aspect && element) return "B";
   if (school && element) return "C";
