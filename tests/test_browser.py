@@ -215,7 +215,18 @@ def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
     page = pages.new()
     create_match(page, "witches", ["you", "easy"])
     assert page.locator(".wheel .ranking").inner_text().startswith("Wheel (decreasing)")
-    play_to_end(page, click_witches_move, shot="witches", shot_after=6)
+    decisions = 0
+
+    def choose(page) -> None:
+        nonlocal decisions
+        if page.locator(".decide").count():
+            decisions += 1
+            if decisions == 1:
+                shoot(page, "witches-trump-decision.png")
+        click_witches_move(page)
+
+    play_to_end(page, choose, shot="witches", shot_after=6)
+    assert decisions, "never offered the trump decision after a won trick"
     finished(page)
     shoot(page, "witches-end.png")
 

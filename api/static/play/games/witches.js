@@ -88,6 +88,9 @@ export function table(view, ui) {
     const box = h("section", { class: "decide", "aria-labelledby": "decide-title" },
       h("h2", { id: "decide-title" }, deciding === ui.you ? "You won the trick: change the trump?" : `${ui.seatName(deciding)} won the trick and may change the trump`));
     const trumps = legal.filter((m) => m.type === "trump");
+    if (trumps.length) {
+      box.append(h("p", {}, "Give up a card you just captured and it becomes the trump: its colour is trump, the wheel turns to its value, and it scores nothing. Or keep the trump as it is."));
+    }
     box.append(h("div", { class: "hand" }, s.just_captured.map((name) => {
       const move = trumps.find((m) => m.card === name);
       return move
