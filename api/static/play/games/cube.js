@@ -50,11 +50,13 @@ function story(turn, ui) {
   }
   if (turn.object) steps.push(`Took a ${turn.object} from the lid.`);
   if (turn.target) {
+    const half = OPPOSITE[turn.start_up] === turn.target;
     if (turn.start_up === turn.target) steps.push(`The ${turn.target} side was already up.`);
-    else if (OPPOSITE[turn.start_up] === turn.target && !turn.path.length) {
-      steps.push(`${turn.target} is opposite ${turn.start_up}: a half turn, through a side to choose.`);
+    else if (!turn.complete && !turn.path.length) {
+      steps.push(half ? `${turn.target} is opposite ${turn.start_up}: a half turn, through a side to choose.`
+        : `The cube must turn from ${turn.start_up} up to ${turn.target} up.`);
     } else {
-      const via = OPPOSITE[turn.start_up] === turn.target && turn.path.length ? `, through ${turn.path[0]}` : "";
+      const via = half && turn.path.length ? `, through ${turn.path[0]}` : "";
       steps.push(`Turned the cube from ${turn.start_up} up to ${turn.target} up${via}.`);
     }
   }
