@@ -333,7 +333,8 @@ def events(match_id: str) -> Response:
       description: >
         `event: match` carries the caller's view (`id:` is the version) at once and after every
         change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-        is finished, or after a few minutes (reconnect with Last-Event-ID).
+        is finished, or after a few minutes (reconnect with Last-Event-ID). `event: reconnect`
+        ends it when the server shuts down: reconnect with Last-Event-ID.
       security: [{}, {seatToken: []}]
       parameters:
         - MatchId

@@ -27,6 +27,7 @@ from ai.levels import LEVELS
 from api import storage
 from api.bots import BotScheduler
 from api.config import Config
+from api.drain import DRAIN
 from api.storage import MatchRecord, SeatRecord, Store
 from engine import CHANCE, TERMINAL, Game, UnknownGame, get_game, resolve_chance
 from engine.core import Move, State
@@ -492,11 +493,12 @@ class MatchService:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         try:
             pubsub.subscribe(storage.channel_for(match_id))
+            DRAIN.watch(pubsub, self.redis)
             while True:
                 loaded = self.load(match_id)
                 remaining = deadline - time.monotonic()
-                if loaded.record.version > after_version or remaining <= 0:
-                    return loaded
+                if loaded.record.version > after_version or remaining <= 0 or DRAIN.started.is_set():
+                    return loaded  # (shutting down: answer now, the client polls again elsewhere)
                 pubsub.get_message(timeout=remaining)
         finally:
             pubsub.close()
@@ -505,6 +507,7 @@ class MatchService:
         """Server-sent events: the view at each new version, bot progress, keep-alives."""
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         pubsub.subscribe(storage.channel_for(match_id))
+        DRAIN.watch(pubsub, self.redis)
         sent = last_version if last_version is not None else -1
         deadline = time.monotonic() + self.config.SSE_MAX_SECONDS
         try:
@@ -519,6 +522,9 @@ class MatchService:
                     if loaded.record.status == "finished":
                         return
                     self.ensure_progress(loaded)
+                if DRAIN.started.is_set():  # the process is shutting down: reconnect elsewhere
+                    yield "event: reconnect\ndata: {}\n\n"
+                    return
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return
@@ -531,6 +537,9 @@ class MatchService:
                     if time.monotonic() - asked >= self.config.SSE_KEEPALIVE_SECONDS * 0.9:
                         yield ": keep-alive\n\n"
                     send_view = True
+                    continue
+                if DRAIN.is_drain(message):
+                    send_view = False
                     continue
                 note = json.loads(message["data"])
                 if note.get("kind") == "bot":
