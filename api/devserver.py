@@ -84,7 +84,9 @@ def wait_for_redis(url: str, seconds: float = 30.0) -> None:
 
 
 def procfile_programs(env: dict[str, str], path: Path = ROOT / "Procfile") -> list[Program]:
-    """One program per Procfile line (`name: command`), run by the shell as a Procfile runner would."""
+    """One program per Procfile line (`name: command`), run by the shell as a Procfile runner would,
+    with this virtualenv's commands (gunicorn, rq, flask) first on the PATH."""
+    env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
     programs = []
     for line in path.read_text().splitlines():
         found = re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)
@@ -117,9 +119,7 @@ def main() -> int:
         redis, url = embedded_redis()
         programs.append(redis)
         print(f"coven: embedded redis-server at {url} (data in {run_dir() / 'redis'})", flush=True)
-    env = {**os.environ, "REDIS_URL": url, "PORT": str(port),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    programs += procfile_programs(env)
+    programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port)})
     return DevServer(programs, port).run()
 
 

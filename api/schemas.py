@@ -139,7 +139,8 @@ class BotActivitySchema(Schema):
 
     seat = fields.Integer()
     level = fields.String()
-    status = fields.String(metadata=_doc("queued or thinking", "thinking"))
+    status = fields.String(metadata=_doc(
+        "queued, thinking, or failed (its worker died too often: tried again a minute later)", "thinking"))
     iterations = fields.Integer(metadata=_doc("search iterations so far"))
     elapsed = fields.Float(metadata=_doc("seconds spent so far"))
     best_move = fields.Raw(allow_none=True, metadata=_doc("most visited move so far (open-information games only)"))

@@ -334,8 +334,9 @@ class MatchService:
         )
         if game.is_terminal(state):
             record.status = "finished"
-        self.store.create(record, [game.move_to_json(m) for m in history])
         loaded = Loaded(record, game, state)
+        self._expect_bot(loaded)
+        self.store.create(record, [game.move_to_json(m) for m in history])
         self._schedule_bot(loaded)
         return loaded, grant
 
@@ -365,9 +366,11 @@ class MatchService:
                 record.status = "active"
             record.version += 1
             record.updated = time.time()
+            joined = self._loaded(record)
+            self._expect_bot(joined)
             pipe.multi()
             self.store.write(pipe, record, [])
-            return self._loaded(record)
+            return joined
 
         loaded = self.store.transact(match_id, change)
         chosen = next(
@@ -442,6 +445,7 @@ class MatchService:
 
         after = self.store.transact(match_id, change)
         if after is not None:
+            self.bots.done(match_id, version)
             self._after_change(after)
         return after
 
@@ -470,15 +474,21 @@ class MatchService:
         return False
 
     def sweep_bots(self) -> int:
-        """Recover the lost or dead bot turn of every active match; how many were re-enqueued.
+        """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
 
         Views and waits recover the turn of a match someone watches; this covers the rest
-        (bots-only matches, players who went away).
+        (bots-only matches, players who went away). It reads only the due turns, so its cost
+        grows with pending bot turns, not with matches.
         """
         recovered = 0
-        for record in self.store.indexed():
-            if record.status == "active" and any(seat.type == "bot" for seat in record.seats):
-                recovered += self.ensure_progress(self._loaded(record))
+        while turns := self.bots.due():
+            for match_id, version in turns:
+                record = self.store.load(match_id)
+                loaded = self._loaded(record) if record is not None else None
+                if loaded is None or record.version != version or not self._bot_is_to_act(loaded):
+                    self.bots.done(match_id, version)  # played, finished or expired meanwhile
+                else:
+                    recovered += self.ensure_progress(loaded)
         return recovered
 
     # waiting -------------------------------------------------------------------------------
@@ -594,13 +604,26 @@ class MatchService:
         record.updated = time.time()
         if game.is_terminal(state):
             record.status = "finished"
+        after = Loaded(record, game, state)
+        self._expect_bot(after)
         pipe.multi()
         self.store.write(pipe, record, appended)
-        return Loaded(record, game, state)
+        return after
 
     def _after_change(self, loaded: Loaded) -> None:
         self.store.after_write(loaded.record)
         self._schedule_bot(loaded)
+
+    def _bot_is_to_act(self, loaded: Loaded) -> bool:
+        seat = loaded.to_act
+        return loaded.record.status == "active" and seat is not None and loaded.record.seats[seat].type == "bot"
+
+    def _expect_bot(self, loaded: Loaded) -> None:
+        """Before saving a change that makes it a bot's turn, put that turn in the due set:
+        a process dying between the save and the enqueue cannot lose it."""
+        if self._bot_is_to_act(loaded):
+            seat = loaded.record.seats[loaded.to_act]
+            self.bots.expect(loaded.record.id, loaded.record.version, seat.level or "medium")
 
     def _schedule_bot(self, loaded: Loaded) -> None:
         record = loaded.record
@@ -624,6 +647,8 @@ class MatchService:
             "best_move": None,
             "best_visits": 0,
         }
+        if progress.get("version") == str(record.version) and progress.get("status") == "failed":
+            activity["status"] = "failed"  # its retries are spent for now; the sweeper tries again later
         if progress.get("version") == str(record.version) and progress.get("status") == "thinking":
             activity["status"] = "thinking"
             activity["iterations"] = int(progress.get("iterations", 0))

@@ -10,7 +10,9 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus one global sorted set (`coven:index`) of matches that can be listed.
+Plus two global sorted sets: `coven:index`, the matches that can be listed, and
+`coven:bots:due`, the pending bot turns (`<match>:<version>`) by when the sweeper
+should look at them next.
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -31,6 +33,7 @@ T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
+DUE_KEY = f"{PREFIX}:bots:due"
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -264,6 +267,15 @@ class Store:
         raw = self.redis.hgetall(bot_key(match_id))
         return {key.decode(): value.decode() for key, value in raw.items()}
 
+    def start_bot_turn(self, match_id: str, version: int) -> None:
+        """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""
+        key = bot_key(match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            pipe.hset(key, mapping={"version": str(version), "status": "queued", "recoveries": "0"})
+            pipe.expire(key, self.ttl_for_status("active"))
+            pipe.execute()
+
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""
         key = bot_key(match_id)
@@ -272,3 +284,22 @@ class Store:
             pipe.expire(key, ttl)
             pipe.execute()
         self.publish(match_id, {"kind": "bot", "version": int(fields.get("version", 0))})
+
+    # due bot turns --------------------------------------------------------------------
+
+    def mark_due(self, match_id: str, version: int, when: float) -> None:
+        """Have the sweeper look at the bot turn at `version` at `when` (epoch seconds)."""
+        self.redis.zadd(DUE_KEY, {f"{match_id}:{version}": when})
+
+    def unmark_due(self, match_id: str, version: int) -> None:
+        """The bot turn at `version` needs no more looking after."""
+        self.redis.zrem(DUE_KEY, f"{match_id}:{version}")
+
+    def due_turns(self, now: float, limit: int) -> list[tuple[str, int]]:
+        """(match, version) of at most `limit` bot turns due by `now`, the most overdue first."""
+        members = self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)
+        turns = []
+        for member in members:
+            match_id, _, version = member.decode().rpartition(":")
+            turns.append((match_id, int(version)))
+        return turns
