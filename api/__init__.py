@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
     from flask import Flask
+    from flask.json.provider import DefaultJSONProvider
     from flask_cors import CORS
     from redis import Redis
 
@@ -23,7 +24,8 @@ def create_app(config: Config | None = None) -> Flask:
     config = config or Config.from_env()
     app = Flask(__name__)
     app.config.update(config.as_flask())
-    app.json.sort_keys = False  # keep schema field order in responses
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False  # keep schema field order in responses
     redis = Redis.from_url(config.REDIS_URL, health_check_interval=30)
     app.extensions["coven"] = MatchService(redis, config)
     if config.CORS_ORIGINS:

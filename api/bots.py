@@ -1,6 +1,6 @@
 """Scheduling bot turns on RQ, from the web side: enqueue once per version, recover stuck turns.
 
-The job is named by dotted path (`ai.jobs.play_bot_turn`) so the web process
+The job is named by dotted path (`api.bot_turn.play_bot_turn`) so the web process
 never imports the search. A turn's job id is `bot-<match>-<version>`: it is
 queued at most once, and a job for an older version finds nothing to do.
 
@@ -25,8 +25,9 @@ from rq.job import Job, JobStatus
 from ai.levels import get_level
 from api import storage
 from api.config import Config
+from api.records import BotStatus
 
-JOB_FUNCTION = "ai.jobs.play_bot_turn"
+JOB_FUNCTION = "api.bot_turn.play_bot_turn"
 #: A turn is re-enqueued at most this many times in a row by recovery (a bug must not loop
 #: forever); then it is `failed` until BOT_RETRY_SECONDS later, with a fresh budget.
 MAX_RECOVERIES = 5
@@ -98,7 +99,7 @@ class BotScheduler:
                 self.store.mark_due(match_id, version, last + self._patience(level_name))
                 return False
         recoveries = int(progress.get("recoveries", 0)) if this_turn else 0
-        if this_turn and progress.get("status") == "failed":
+        if this_turn and progress.get("status") == BotStatus.FAILED:
             retry_at = float(progress.get("retry_at", 0))
             if now < retry_at:
                 self.store.mark_due(match_id, version, retry_at)
@@ -106,7 +107,7 @@ class BotScheduler:
             recoveries = 0  # its time has come: a fresh budget
         elif recoveries >= MAX_RECOVERIES:
             retry_at = now + self.config.BOT_RETRY_SECONDS
-            self.store.report_bot(match_id, {"version": version, "status": "failed",
+            self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
                                              "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
             self.store.mark_due(match_id, version, retry_at)
             return False
@@ -117,8 +118,8 @@ class BotScheduler:
         if job is not None:
             job.delete()
         self.store.mark_due(match_id, version, now + self._patience(level_name))
-        self.redis.hset(storage.bot_key(match_id),
-                        mapping={"version": version, "status": "queued", "recoveries": recoveries + 1})
+        self.redis.hset(storage.bot_key(match_id), mapping={
+            "version": version, "status": BotStatus.QUEUED.value, "recoveries": recoveries + 1})
         self._enqueue(match_id, version, level_name)
         return True
 

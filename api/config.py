@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
@@ -58,7 +58,6 @@ class Config:
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
     LIST_LIMIT: int = 100
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> Config:
@@ -89,4 +88,4 @@ class Config:
 
     def as_flask(self) -> dict[str, Any]:
         """The settings as Flask config keys."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        return {f.name: getattr(self, f.name) for f in fields(self)}

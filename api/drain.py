@@ -15,6 +15,8 @@ from redis import Redis
 from redis.client import PubSub
 from redis.exceptions import RedisError
 
+from api.records import text
+
 
 class Drain:
     """This process's shutdown flag, and the channel that wakes its waiting requests."""
@@ -31,7 +33,7 @@ class Drain:
 
     def is_drain(self, message: dict | None) -> bool:
         """True when a pub/sub message is the drain's wake-up."""
-        return message is not None and _text(message.get("channel")) == self.channel
+        return message is not None and text(message.get("channel")) == self.channel
 
     def begin(self) -> None:
         """Mark the process as shutting down and wake every waiting request (safe in a signal handler)."""
@@ -39,15 +41,11 @@ class Drain:
             return
         self.started.set()
         if self._redis is not None:
-            threading.Thread(target=self._wake, daemon=True, name="drain").start()
+            threading.Thread(target=self._wake, args=(self._redis,), daemon=True, name="drain").start()
 
-    def _wake(self) -> None:
+    def _wake(self, redis: Redis) -> None:
         with contextlib.suppress(RedisError):  # Redis is gone: the waits fail on their own
-            self._redis.publish(self.channel, "drain")
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
+            redis.publish(self.channel, "drain")
 
 
 #: The one drain of this process (gunicorn's SIGTERM hook begins it).

@@ -10,7 +10,8 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api.errors import BadRequestBody, QueryError
-from api.service import MatchService, PreconditionFailed, Unauthorized
+from api.service import MatchService
+from api.service.errors import PreconditionFailed, Unauthorized
 
 
 def service() -> MatchService:

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
+
+from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, text
 
 T = TypeVar("T")
 
@@ -79,88 +79,13 @@ def keys_of(match_id: str) -> list[str]:
     return [match_key(match_id), history_key(match_id), bot_key(match_id)]
 
 
-# --- records ----------------------------------------------------------------------
-
-
-@dataclass
-class SeatRecord:
-    """One seat: who plays it, and the SHA-256 of its token once a human took it."""
-
-    type: str                      # "human" | "bot"
-    level: str | None = None       # bots only
-    token_hash: str | None = None  # humans, once joined
-
-    @property
-    def filled(self) -> bool:
-        return self.type == "bot" or self.token_hash is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "level": self.level, "token_hash": self.token_hash}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SeatRecord:
-        return cls(data["type"], data.get("level"), data.get("token_hash"))
-
-
-@dataclass
-class MatchRecord:
-    """Everything stored about a match except its move history."""
-
-    id: str
-    game: str
-    version: int
-    status: str                      # "waiting" | "active" | "finished"
-    seats: list[SeatRecord]
-    options: dict[str, Any]
-    seed: str
-    seeded: bool
-    snapshot: dict[str, Any]
-    history_length: int
-    created: float = field(default_factory=time.time)
-    updated: float = field(default_factory=time.time)
-
-    def to_redis(self) -> dict[str, str]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "version": str(self.version),
-            "status": self.status,
-            "seats": json.dumps([seat.to_json() for seat in self.seats]),
-            "options": json.dumps(self.options),
-            "seed": self.seed,
-            "seeded": "1" if self.seeded else "0",
-            "snapshot": json.dumps(self.snapshot, separators=(",", ":")),
-            "history_length": str(self.history_length),
-            "created": repr(self.created),
-            "updated": repr(self.updated),
-        }
-
-    @classmethod
-    def from_redis(cls, raw: dict[bytes, bytes]) -> MatchRecord:
-        data = {key.decode(): value.decode() for key, value in raw.items()}
-        return cls(
-            id=data["id"],
-            game=data["game"],
-            version=int(data["version"]),
-            status=data["status"],
-            seats=[SeatRecord.from_json(seat) for seat in json.loads(data["seats"])],
-            options=json.loads(data["options"]),
-            seed=data["seed"],
-            seeded=data["seeded"] == "1",
-            snapshot=json.loads(data["snapshot"]),
-            history_length=int(data["history_length"]),
-            created=float(data["created"]),
-            updated=float(data["updated"]),
-        )
-
-
 # --- the store ------------------------------------------------------------------
 
 
 class Store:
     """Reads and compare-and-set writes of matches on one Redis connection."""
 
-    def __init__(self, redis: Redis, ttl_for_status: Callable[[str], int]):
+    def __init__(self, redis: Redis, ttl_for_status: Callable[[MatchStatus], int]):
         self.redis = redis
         self.ttl_for_status = ttl_for_status
 
@@ -212,7 +137,7 @@ class Store:
 
     def after_write(self, record: MatchRecord) -> None:
         """Keep the listing index in step and wake every waiter of the match."""
-        if record.status in ("waiting", "active"):
+        if record.status in LISTED:
             self.redis.zadd(INDEX_KEY, {record.id: record.created})
         else:
             self.redis.zrem(INDEX_KEY, record.id)
@@ -224,13 +149,13 @@ class Store:
 
     def listed(self, limit: int) -> list[MatchRecord]:
         """Waiting and active matches, newest first; forgets index entries that expired."""
-        return self._records([raw.decode() for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
+        return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
 
     def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
         """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
         ids: list[str] = []
         for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(raw.decode())
+            ids.append(text(raw))
             if len(ids) >= batch:
                 yield from self._records(ids)
                 ids = []
@@ -265,15 +190,16 @@ class Store:
     def bot_progress(self, match_id: str) -> dict[str, str]:
         """What the worker last reported for the bot to act (empty when nothing)."""
         raw = self.redis.hgetall(bot_key(match_id))
-        return {key.decode(): value.decode() for key, value in raw.items()}
+        return {text(key): text(value) for key, value in raw.items()}
 
     def start_bot_turn(self, match_id: str, version: int) -> None:
         """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""
         key = bot_key(match_id)
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(key)
-            pipe.hset(key, mapping={"version": str(version), "status": "queued", "recoveries": "0"})
-            pipe.expire(key, self.ttl_for_status("active"))
+            pipe.hset(key, mapping={"version": str(version), "status": BotStatus.QUEUED.value,
+                                    "recoveries": "0"})
+            pipe.expire(key, self.ttl_for_status(MatchStatus.ACTIVE))
             pipe.execute()
 
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
@@ -297,9 +223,8 @@ class Store:
 
     def due_turns(self, now: float, limit: int) -> list[tuple[str, int]]:
         """(match, version) of at most `limit` bot turns due by `now`, the most overdue first."""
-        members = self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)
         turns = []
-        for member in members:
-            match_id, _, version = member.decode().rpartition(":")
+        for member in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit):
+            match_id, _, version = text(member).rpartition(":")
             turns.append((match_id, int(version)))
         return turns

@@ -41,6 +41,15 @@ def test_openapi_is_valid_and_served(client) -> None:
             assert has_example, f"{method} {path} has no example"
 
 
+def test_every_operation_is_declared_in_python_with_an_operation_id(app) -> None:
+    """Operations come from `@operation` declarations: ids unique, no YAML left in docstrings."""
+    document = yaml.safe_load(COMMITTED.read_text())
+    ids = [op["operationId"] for ops in document["paths"].values() for op in ops.values()]
+    assert len(ids) == len(set(ids)) and all(ids)
+    for endpoint, function in app.view_functions.items():
+        assert "---" not in (function.__doc__ or ""), f"{endpoint} still documents itself in YAML"
+
+
 def test_move_examples_are_moves_of_their_games() -> None:
     """Each documented move request parses as a move of the game its example names."""
     from engine.registry import get_game

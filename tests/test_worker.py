@@ -9,7 +9,7 @@ from api_support import create, view
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from ai.jobs import play_bot_turn
+from api.bot_turn import play_bot_turn
 from api.bots import MAX_RECOVERIES, job_id_for
 from api.storage import DUE_KEY, bot_key, recovery_key
 

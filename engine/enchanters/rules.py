@@ -94,8 +94,8 @@ def points(s: EnchantersState, seat: int) -> int:
 
 
 def has_artifact(s: EnchantersState, seat: int) -> bool:
-    """Two Sorcerer's Stones and at least one other object (E22)."""
-    return s.stones[seat] >= 2 and len(s.objects[seat]) + s.ng[seat] >= 3
+    """E22: two Sorcerer's Stones and any other Magic Object card (a Stone, A-G, New-gathering, the master)."""
+    return s.stones[seat] >= 2 and len(s.objects[seat]) + s.ng[seat] + (s.master == seat) >= 3
 
 
 def next_pile(s: EnchantersState, pile: int) -> int:
@@ -215,7 +215,7 @@ def _draw(s: EnchantersState, card: int) -> None:
     s.vade_left -= 1
     if card == PERICULUM:
         s.discard |= bit
-        s.vade_left = 0  # E18: nothing more happens
+        s.vade_left = 0  # E18: the remaining draws are cancelled; the turn goes on with step 3
         s.history += (EV_PERICULUM * 64 + s.turn * 8 + 1,)
     if s.vade_left == 0:
         s.phase = DISCARD
@@ -383,7 +383,8 @@ def advance(s: EnchantersState) -> None:
             if s.deck:
                 return
             rest = s.discard & ~_VADEMECUM_BIT
-            if not rest:
+            if not rest & ~PERICULUM_BIT:
+                # E12: an empty discard pile (or the lone Periculum, which stays there): no more draws
                 s.vade_left = 0
                 continue
             s.deck = rest

@@ -6,8 +6,9 @@ hand (an Elemental is shown as soon as it comes into a hand: it scores from
 there), every player's objects by pile letter, New-gathering cards, Proxima and
 the Elemental master, the history of gatherings and Tricks. Private to a seat:
 its hand, its objects' values, and the cards it knows to be in other hands
-(taken face up, or passed by itself with Chaos). At the end, every object's
-value and every score is shown.
+(taken face up, or passed by itself with Chaos). Once the game is over,
+everything is shown: every hand, object value and score, the face-down table
+cards and the cards left in the deck (as a set: it has no order).
 """
 
 from __future__ import annotations
@@ -103,16 +104,19 @@ def view(s: EnchantersState, seat: int | None) -> dict[str, Any]:
             "proxima": s.proxima == p,
             "elemental_master": s.master == p,
         }
-        if p == seat:
+        if p == seat or over:
             entry["hand"] = names_of(hand)
         elif seat is not None:
             entry["known_cards"] = names_of(hand & s.known[seat] & ~ELEMENTAL_MASK)
         if shown:
             entry["points"] = points(s, p)
         players.append(entry)
-    table = [
+    table: list[dict[str, Any]] = [
         {"spot": i, "face": "down", "occupied": s.table[i] >= 0} for i in range(FACE_UP_SPOT)
     ]
+    if over:
+        for spot in table:
+            spot["card"] = NAMES[s.table[spot["spot"]]] if spot["occupied"] else None
     up = s.table[FACE_UP_SPOT]
     table.append({"spot": FACE_UP_SPOT, "face": "up", "card": NAMES[up] if up >= 0 else None})
     data: dict[str, Any] = {
@@ -139,6 +143,7 @@ def view(s: EnchantersState, seat: int | None) -> dict[str, Any]:
         "reshuffles": s.reshuffles,
     }
     if over:
+        data["deck"] = names_of(s.deck)
         data["outcome"] = {
             "winners": list(s.winners),
             "reason": REASONS[s.reason],
@@ -180,11 +185,12 @@ def log_entry(s: EnchantersState, move: Any, seat: int | None) -> Any:
 
 def determinize(s: EnchantersState, seat: int, rng: random.Random) -> EnchantersState:
     """A full state consistent with what `seat` has seen: other hands, face-down cards, the deck
-    and other players' object values are resampled."""
+    and other players' object values are resampled (nothing once the game is over: all is shown)."""
     d = s.clone()
+    if s.phase == OVER:
+        return d
     _resample_cards(s, d, seat, rng)
-    if s.phase != OVER:
-        _resample_objects(s, d, seat, rng)
+    _resample_objects(s, d, seat, rng)
     return d
 
 
