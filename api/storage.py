@@ -6,7 +6,8 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
                 options, seed, seeded, history length, created/updated
 - `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
-- `…:bot`      hash: what the bot to act is doing (version, status, iterations, heartbeat)
+- `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
+                recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from redis import Redis
@@ -150,16 +151,6 @@ class Store:
     def listed(self, limit: int) -> list[MatchRecord]:
         """Waiting and active matches, newest first; forgets index entries that expired."""
         return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
-
-    def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
-        """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
-        ids: list[str] = []
-        for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(text(raw))
-            if len(ids) >= batch:
-                yield from self._records(ids)
-                ids = []
-        yield from self._records(ids)
 
     def _records(self, ids: list[str]) -> list[MatchRecord]:
         """The records of `ids` that still exist; index entries of expired ones are forgotten."""
