@@ -23,6 +23,18 @@ from typing import IO
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
+def _find_prctl() -> Callable[..., int] | None:
+    """prctl(2) from the C library, or None where there is none (not Linux)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+#: Looked up once here, not in a forked child: a child of a threaded process must not load libraries.
+_prctl = _find_prctl()
+
+
 @dataclass
 class Program:
     """One supervised program: a command line, its environment, and how to tell it is ready."""
@@ -43,8 +55,8 @@ class Program:
 
 def _die_with_parent() -> None:
     """In the child, before exec: receive SIGTERM when the supervisor dies (Linux), no orphans."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if _prctl is not None:
+        _prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
 def describe_exit(code: int) -> str:
@@ -113,9 +125,9 @@ class Supervisor:
             self._schedule_restart(program, ran=0.0)
             return
         program.started = time.monotonic()
+        self.log(f"started {program.name} (pid {program.process.pid})")
         threading.Thread(target=self._relay, args=(program, program.process.stdout), daemon=True,
                          name=f"relay-{program.name}").start()
-        self.log(f"started {program.name} (pid {program.process.pid})")
 
     def _schedule_restart(self, program: Program, ran: float) -> None:
         if ran >= self.stable_after or program.backoff == 0.0:
@@ -133,7 +145,7 @@ class Supervisor:
         program.process = None
         self._schedule_restart(program, ran)
         self.log(f"{program.name} (pid {pid}) {describe_exit(code)} after {ran:.1f} s; "
-                 f"restarting in {program.backoff:.1f} s")
+                 f"restarting in {program.backoff:g} s")
 
     def run(self) -> int:
         """Start every program, keep them running until Ctrl-C or SIGTERM, then stop them; 0."""

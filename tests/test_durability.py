@@ -249,3 +249,30 @@ def test_ctrl_c_stops_make_run_cleanly(tmp_path: Path) -> None:
     text = output.decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "coven: stopped" in text and "Error" not in text and "Interrupt" not in text
+
+
+def test_a_program_that_keeps_dying_is_restarted_with_a_growing_backoff() -> None:
+    import io
+
+    from api.supervisor import Program, Supervisor
+
+    out = io.StringIO()
+    steady = Program("steady", ["sleep", "30"])
+    flaky = Program("flaky", ["sh", "-c", "echo up; exit 3"])
+    supervisor = Supervisor([steady, flaky], out=out, min_backoff=0.05, max_backoff=0.2, stop_timeout=5)
+
+    def stop_after_four_deaths() -> None:
+        deadline = time.monotonic() + 20
+        while out.getvalue().count("exited with 3") < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        supervisor.stopping.set()
+
+    threading.Thread(target=stop_after_four_deaths).start()
+    assert supervisor.run() == 0
+    text = out.getvalue()
+    delays = [float(line.split("restarting in ")[1].split()[0]) for line in text.splitlines()
+              if line.startswith("coven: flaky") and "exited with 3" in line]
+    assert delays[:4] == [0.05, 0.1, 0.2, 0.2], text  # doubling, capped
+    assert "flaky  | up" in text
+    assert text.count("coven: started steady") == 1  # the others run on
+    assert steady.process is not None and steady.process.returncode == -signal.SIGTERM
