@@ -12,6 +12,8 @@ from marshmallow import Schema, fields, validate
 from ai.levels import DEFAULT_LEVEL, LEVELS
 from api.records import LISTED, BotStatus, MatchStatus, SeatType
 from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
+from engine import all_games
+from engine.core import Game
 
 
 def _doc(description: str, example: object = None) -> dict[str, object]:
@@ -19,6 +21,17 @@ def _doc(description: str, example: object = None) -> dict[str, object]:
     if example is not None:
         meta["example"] = example
     return meta
+
+
+def move_component(game: Game) -> str:
+    """The components/schemas name of a game's move shapes (`GameInfo.move_schema`)."""
+    return f"{game.info.id.capitalize()}Move"
+
+
+def _a_move(description: str, example: object = None) -> dict[str, object]:
+    """Metadata of a field holding a player's move: one game's move shapes, whichever game."""
+    shapes = [{"$ref": f"#/components/schemas/{move_component(game)}"} for game in all_games()]
+    return {**_doc(description, example), "oneOf": shapes}
 
 
 # --- requests -------------------------------------------------------------------------
@@ -65,7 +78,7 @@ class MoveRequestSchema(Schema):
 
     move = fields.Raw(
         required=True, allow_none=False,
-        metadata=_doc("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
+        metadata=_a_move("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
     )
     version = fields.Integer(
         strict=True, validate=validate.Range(0),
@@ -199,7 +212,7 @@ class MatchViewSchema(Schema):
     you = _always(fields.Integer(allow_none=True, metadata=_doc("the caller's seat (null: spectator)", 0)))
     seats = _always(fields.List(fields.Nested(SeatViewSchema)))
     state = _always(fields.Dict(metadata=_doc("the game's view for the caller's seat")))
-    legal_moves = _always(fields.List(fields.Raw(), metadata=_doc(
+    legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move")), metadata=_doc(
         "when the caller is to act: each postable verbatim")))
     outcome = _always(fields.Nested(OutcomeSchema, allow_none=True))
     bot = _always(fields.Nested(BotActivitySchema, allow_none=True))
@@ -253,7 +266,8 @@ class ProblemSchema(Schema):
     instance = _always(fields.String(metadata=_doc("the request path")))
     errors = fields.Raw(metadata=_doc("per-field messages (validation errors)"))
     rule = fields.String(metadata=_doc("the rule id the move breaks (illegal moves)"))
-    legal_moves = fields.List(fields.Raw(), metadata=_doc("what would be legal (illegal moves)"))
+    legal_moves = fields.List(fields.Raw(metadata=_a_move("a move")),
+                              metadata=_doc("what would be legal (illegal moves)"))
     current_version = fields.Integer(metadata=_doc("the match's version (conflicts)"))
     to_act = fields.Integer(allow_none=True)
     status_of_match = fields.Enum(MatchStatus, by_value=True, data_key="match_status")
@@ -298,7 +312,7 @@ class LegalMovesSchema(Schema):
     version = _always(fields.Integer())
     to_act = _always(fields.Integer(allow_none=True))
     you = _always(fields.Integer(allow_none=True))
-    legal_moves = _always(fields.List(fields.Raw()))
+    legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move"))))
 
 
 # --- instances: built once, shared by every request --------------------------------------

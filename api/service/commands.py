@@ -76,7 +76,7 @@ class MatchService:
     def caller(self, match_id: str, token: str | None) -> Caller:
         """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token)."""
         loaded = self.load(match_id)
-        return Caller(loaded.record, loaded.game, loaded.state, seat_of_token(loaded.record, token))
+        return loaded.seen_by(seat_of_token(loaded.record, token))
 
     # changing ------------------------------------------------------------------------------
 
@@ -167,7 +167,7 @@ class MatchService:
                 record.status = MatchStatus.ACTIVE
             record.version += 1
             record.updated = time.time()
-            joined = Caller(record, loaded.game, loaded.state, chosen)
+            joined = loaded.seen_by(chosen)
             self._expect_bot(joined)
             pipe.multi()
             self.store.write(pipe, record, [])
@@ -215,7 +215,7 @@ class MatchService:
                 raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
             after = self._commit(pipe, loaded, parse_move(loaded.game, move_data))
             body = schemas.MATCH_VIEW.dump(
-                match_view(self.store, Caller(after.record, after.game, after.state, seat))
+                match_view(self.store, after.seen_by(seat))
             )
             if idem is not None:
                 record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
@@ -237,7 +237,7 @@ class MatchService:
             return None
         loaded = _decoded(record)
         seat = loaded.bot_to_act
-        return None if seat is None else Caller(record, loaded.game, loaded.state, seat)
+        return None if seat is None else loaded.seen_by(seat)
 
     def play_bot(self, match_id: str, version: int, move: Move) -> Loaded | None:
         """Apply a bot's move chosen at `version`; None when the turn is no longer current."""
