@@ -61,9 +61,9 @@ class BotScheduler:
         """The bot turn at `version` is over: forget its due entry."""
         self.store.unmark_due(match_id, version)
 
-    def due(self, limit: int = 500) -> list[tuple[str, int]]:
-        """(match, version) of the bot turns whose time to be looked at has come."""
-        return self.store.due_turns(time.time(), limit)
+    def due(self, by: float, limit: int = 500) -> list[tuple[str, int]]:
+        """(match, version) of the bot turns to be looked at by `by` (epoch seconds)."""
+        return self.store.due_turns(by, limit)
 
     # enqueueing -------------------------------------------------------------------------------
 

@@ -276,7 +276,8 @@ class MatchService:
         grows with pending bot turns, not with matches.
         """
         recovered = 0
-        while turns := self.bots.due():
+        started = time.time()  # a turn looked at now is due again later: each is seen once a round
+        while turns := self.bots.due(by=started):
             for match_id, version in turns:
                 record = self.store.load(match_id)
                 loaded = _decoded(record) if record is not None else None
