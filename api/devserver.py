@@ -31,6 +31,7 @@ def free_port(preferred: int) -> int:
     """`preferred` if nothing listens there, else any free local port."""
     for port in (preferred, 0):
         with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT leftovers are free
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
