@@ -170,6 +170,22 @@ def devserver(tmp_path: Path) -> Iterator[DevServer]:
             server.process.wait()
 
 
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` (children, their children, …)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
 def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as stat:
@@ -202,11 +218,12 @@ def test_make_run_restarts_whichever_process_is_killed(devserver: DevServer) -> 
                        "the restarted worker plays")
     assert "Traceback" not in devserver.output
 
+    below = descendants(devserver.process.pid)  # with gunicorn's workers
     devserver.process.send_signal(signal.SIGINT)
     assert devserver.process.wait(timeout=30) == 0, devserver.output
-    everyone = started + [pid for name in ("redis", "web", "worker", "sweeper")
-                          for pid in devserver.pids(name)]
-    assert not [pid for pid in everyone if alive(pid)]
+    everyone = below | set(started) | {pid for name in ("redis", "web", "worker", "sweeper")
+                                       for pid in devserver.pids(name)}
+    assert len(below) >= 5 and not [pid for pid in everyone if alive(pid)]
     assert "coven: stopped" in devserver.output
     assert devserver.request("GET", "/healthz")[0] == 0  # nobody listens any more
 
