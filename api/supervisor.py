@@ -231,19 +231,22 @@ def foreground() -> Iterator[None]:
         if original != os.getpgrp():  # running in the background: leave the terminal alone
             yield
             return
-        hangup = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may now set it
+        ttou = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may now set it
         try:
             os.setpgid(0, 0)
             os.tcsetpgrp(tty, os.getpgrp())
         except OSError:
-            signal.signal(signal.SIGTTOU, hangup)
+            signal.signal(signal.SIGTTOU, ttou)
             yield
             return
+        # Ctrl-Z would stop this process alone, with make still holding the shell: not offered.
+        tstp = signal.signal(signal.SIGTSTP, signal.SIG_IGN)
         try:
             yield
         finally:
             with contextlib.suppress(OSError):
                 os.tcsetpgrp(tty, original)
-            signal.signal(signal.SIGTTOU, hangup)
+            signal.signal(signal.SIGTSTP, tstp)
+            signal.signal(signal.SIGTTOU, ttou)
     finally:
         os.close(tty)

@@ -230,7 +230,8 @@ def test_make_run_restarts_whichever_process_is_killed(devserver: DevServer) -> 
 
 @pytest.mark.skipif(not shutil.which("make"), reason="needs make")
 def test_ctrl_c_stops_make_run_cleanly(tmp_path: Path) -> None:
-    """Ctrl-C typed at `make run`'s terminal: everything stops, make reports no error and exits 0."""
+    """Ctrl-C typed at `make run`'s terminal: everything stops, make reports no error and exits 0
+    (and a Ctrl-Z before it does not leave the terminal hanging)."""
     env = {**os.environ, "PORT": str(free_port()), "REDIS_PORT": str(free_port()),
            "RUN_DIR": str(tmp_path), "WEB_CONCURRENCY": "1"}
     env.pop("REDIS_URL", None)
@@ -253,6 +254,8 @@ def test_ctrl_c_stops_make_run_cleanly(tmp_path: Path) -> None:
     try:
         read(b"coven: docs", 60)
         assert b"coven: docs" in output, output.decode(errors="replace")
+        os.write(terminal, b"\x1a")  # Ctrl-Z: ignored (it would stop the supervisor alone)
+        time.sleep(0.3)
         os.write(terminal, b"\x03")  # Ctrl-C
         read(b"coven: stopped", 30)
         _, status = os.waitpid(pid, 0)
