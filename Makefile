@@ -17,8 +17,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python -m api.devserver
 
-test: $(STAMP)
-	$(BIN)/ruff check .
+test: lint
 	$(BIN)/python -m pytest
 
 strength: $(STAMP)
@@ -34,9 +33,11 @@ bench: $(STAMP)
 	$(BIN)/python -m ai.bench
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
+# ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy api
+	$(BIN)/mypy
+	$(BIN)/vulture
 
 openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml
