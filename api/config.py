@@ -46,6 +46,8 @@ class Config:
     SSE_MAX_SECONDS: float = 300.0
     #: A comment line is sent on an idle event stream this often.
     SSE_KEEPALIVE_SECONDS: float = 15.0
+    #: A stream ticket (POST /v1/matches/{id}/stream-ticket) must be used within this long.
+    STREAM_TICKET_SECONDS: int = 60
     #: RQ queue the bot turns go to.
     BOT_QUEUE: str = "bots"
     #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
@@ -70,6 +72,7 @@ class Config:
             WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
             IDLE_TTL_SECONDS=_env_int("IDLE_TTL_SECONDS", base.IDLE_TTL_SECONDS),
             IDEMPOTENCY_TTL_SECONDS=_env_int("IDEMPOTENCY_TTL_SECONDS", base.IDEMPOTENCY_TTL_SECONDS),
+            STREAM_TICKET_SECONDS=_env_int("STREAM_TICKET_SECONDS", base.STREAM_TICKET_SECONDS),
             CORS_ORIGINS=_env_list("CORS_ORIGINS", base.CORS_ORIGINS),
             LONG_POLL_MAX_SECONDS=_env_float("LONG_POLL_MAX_SECONDS", base.LONG_POLL_MAX_SECONDS),
             SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),

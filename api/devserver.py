@@ -107,6 +107,7 @@ class DevServer(Supervisor):
     def on_started(self) -> None:
         self.log(f"API  http://localhost:{self.port}/v1/games")
         self.log(f"docs http://localhost:{self.port}/docs")
+        self.log(f"play http://localhost:{self.port}/play")
 
 
 def main() -> int:

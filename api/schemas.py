@@ -315,6 +315,12 @@ class LegalMovesSchema(Schema):
     legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move"))))
 
 
+class StreamTicketSchema(Schema):
+    ticket = _always(fields.String(metadata={"description": "Opens one event stream: GET …/events?ticket="}))
+    seat = _always(fields.Integer(metadata={"description": "The seat the ticket stands for"}))
+    expires_in = _always(fields.Integer(metadata={"description": "Seconds left to use it"}))
+
+
 # --- instances: built once, shared by every request --------------------------------------
 
 CREATE_MATCH = CreateMatchSchema()
@@ -329,6 +335,7 @@ SEAT_GRANT = SeatGrantSchema()
 MATCH_LIST = MatchListSchema()
 MATCH_LOG = LogSchema()
 LEGAL_MOVES = LegalMovesSchema()
+STREAM_TICKET = StreamTicketSchema()
 BOT_ACTIVITY = BotActivitySchema()
 HEALTH = HealthSchema()
 ANALYSIS_REQUEST = AnalysisRequestSchema()
