@@ -19,6 +19,7 @@ _.you
 _.instance
 _.current_version
 _.status_of_match
+_.expires_in
 # tests/conftest.py: the fake pub/sub implements the interface the service calls
 _.unsubscribe
 
@@ -33,3 +34,5 @@ _.run_analysis
 _.win_chance
 # in the OpenAPI contract's enum of analysis statuses, though no code sets it yet (lead: keep or drop?)
 _.FAILED
+# gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
+_.begin

@@ -184,7 +184,9 @@ class BotActivitySchema(Schema):
 
     seat = _always(fields.Integer())
     level = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("bot level", "hard")))
-    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc("queued or thinking", "thinking")))
+    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc(
+        "queued, thinking, or failed (its worker died too often: tried again BOT_RETRY_SECONDS later)",
+        "thinking")))
     iterations = _always(fields.Integer(metadata=_doc("search iterations so far")))
     elapsed = _always(fields.Float(metadata=_doc("seconds spent so far")))
     best_move = _always(fields.Raw(allow_none=True, metadata=_doc(
@@ -313,6 +315,12 @@ class LegalMovesSchema(Schema):
     legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move"))))
 
 
+class StreamTicketSchema(Schema):
+    ticket = _always(fields.String(metadata={"description": "Opens one event stream: GET …/events?ticket="}))
+    seat = _always(fields.Integer(metadata={"description": "The seat the ticket stands for"}))
+    expires_in = _always(fields.Integer(metadata={"description": "Seconds left to use it"}))
+
+
 # --- instances: built once, shared by every request --------------------------------------
 
 CREATE_MATCH = CreateMatchSchema()
@@ -327,6 +335,7 @@ SEAT_GRANT = SeatGrantSchema()
 MATCH_LIST = MatchListSchema()
 MATCH_LOG = LogSchema()
 LEGAL_MOVES = LegalMovesSchema()
+STREAM_TICKET = StreamTicketSchema()
 BOT_ACTIVITY = BotActivitySchema()
 HEALTH = HealthSchema()
 ANALYSIS_REQUEST = AnalysisRequestSchema()
