@@ -19,8 +19,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python -m api.devserver
 
-test: $(STAMP) chromium
-	$(BIN)/ruff check .
+test: lint chromium
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium (never a downloaded browser). As root, install it when
@@ -46,9 +45,11 @@ bench: $(STAMP)
 	$(BIN)/python -m ai.bench
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
+# ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy api
+	$(BIN)/mypy
+	$(BIN)/vulture
 
 openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 
@@ -81,10 +81,6 @@ class Config:
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
         )
-
-    def override(self, **changes: Any) -> Config:
-        """A copy with some settings changed (tests use it)."""
-        return replace(self, **changes)
 
     def as_flask(self) -> dict[str, Any]:
         """The settings as Flask config keys."""

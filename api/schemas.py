@@ -13,7 +13,7 @@ from ai.levels import DEFAULT_LEVEL, LEVELS
 from api.records import LISTED, BotStatus, MatchStatus, SeatType
 from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
 from engine import all_games
-from engine.core import Game
+from engine.core import Game, Termination
 
 
 def _doc(description: str, example: object = None) -> dict[str, object]:
@@ -196,7 +196,7 @@ class OutcomeSchema(Schema):
     scores = _always(fields.List(fields.Float()))
     winners = _always(fields.List(fields.Integer()))
     ranks = _always(fields.List(fields.Integer()))
-    reason = _always(fields.String())
+    reason = _always(fields.Enum(Termination, by_value=True, metadata=_doc("how the game ended")))
 
 
 class MatchViewSchema(Schema):
