@@ -306,9 +306,10 @@ class MatchPage {
     const level = this.info.bot_levels.find((l) => l.name === activity.level);
     const budget = level ? level.iterations : 0;
     const name = this.seatName(activity.seat);
-    const text = activity.status === "thinking"
-      ? `${name} is thinking: ${activity.iterations.toLocaleString("en")} of at most ${budget.toLocaleString("en")} simulations, ${activity.elapsed.toFixed(1)} s`
-      : `${name} is choosing a move…`;
+    const text = {
+      thinking: `${name} is thinking: ${activity.iterations.toLocaleString("en")} of at most ${budget.toLocaleString("en")} simulations, ${activity.elapsed.toFixed(1)} s`,
+      failed: `${name}'s turn failed on the server; it will be tried again shortly.`,
+    }[activity.status] || `${name} is choosing a move…`;
     const bar = budget && activity.status === "thinking"
       ? h("progress", { max: budget, value: Math.min(activity.iterations, budget), "aria-label": `${name}'s search` })
       : null;
