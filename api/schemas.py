@@ -11,6 +11,7 @@ from marshmallow import Schema, fields, validate
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
 from api.records import LISTED, BotStatus, MatchStatus, SeatType
+from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
 from engine import all_games
 from engine.core import Game
 
@@ -99,6 +100,15 @@ class MatchListQuerySchema(Schema):
 
     game = fields.String(validate=validate.Length(1, 64), metadata=_doc("only this game", "witches"))
     status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
+
+
+class AnalysisRequestSchema(Schema):
+    """Body of POST /v1/matches/{id}/analysis (optional)."""
+
+    simulations = fields.Integer(
+        strict=True, validate=validate.Range(10, MAX_SIMULATIONS), load_default=DEFAULT_SIMULATIONS,
+        metadata=_doc(f"search simulations (default {DEFAULT_SIMULATIONS}; at most 10 s of search)", 3000),
+    )
 
 
 # --- responses ------------------------------------------------------------------------
@@ -261,6 +271,36 @@ class ProblemSchema(Schema):
     status_of_match = fields.Enum(MatchStatus, by_value=True, data_key="match_status")
 
 
+class AnalysedMoveSchema(Schema):
+    move = _always(fields.Raw(metadata=_doc("the move, as in legal_moves", {"type": "play", "card": "red-7"})))
+    visits = _always(fields.Integer(metadata=_doc("simulations that went through this move", 1800)))
+    share = _always(fields.Float(metadata=_doc("visits / all root visits", 0.6)))
+    win_chance = _always(fields.Float(metadata=_doc(
+        "estimated chance to win after this move: the mean reward of its simulations (0–1; a game "
+        "may add a small bonus for the score margin)", 0.71)))
+
+
+class AnalysisResultSchema(Schema):
+    simulations = _always(fields.Integer(metadata=_doc("simulations run", 3000)))
+    seconds = _always(fields.Float(metadata=_doc("search time", 0.4)))
+    moves = _always(fields.List(fields.Nested(AnalysedMoveSchema), metadata=_doc(
+        "the most visited moves, best first (at most five)")))
+
+
+class AnalysisSchema(Schema):
+    """An analysis of the position where `seat` is to act at `version`."""
+
+    id = _always(fields.String(metadata=_doc("analysis id", "9f1c0a7e5b2d4c68")))
+    match = _always(fields.String(metadata=_doc("match id")))
+    version = _always(fields.Integer(metadata=_doc("the position analysed", 7)))
+    seat = _always(fields.Integer(metadata=_doc("the seat to act there", 0)))
+    status = _always(fields.Enum(AnalysisStatus, by_value=True, metadata=_doc(
+        "queued, running, done; stale when the match moved on before a worker took it; failed", "done")))
+    simulations = _always(fields.Integer(metadata=_doc("simulations asked for", 3000)))
+    result = _always(fields.Nested(AnalysisResultSchema, allow_none=True, metadata=_doc(
+        "the top moves once done, else null")))
+
+
 class HealthSchema(Schema):
     status = _always(fields.String(validate=validate.OneOf(("ok", "unavailable")), metadata=_doc("ok", "ok")))
     redis = fields.String(metadata=_doc("ok or the error (readiness only)", "ok"))
@@ -289,3 +329,5 @@ MATCH_LOG = LogSchema()
 LEGAL_MOVES = LegalMovesSchema()
 BOT_ACTIVITY = BotActivitySchema()
 HEALTH = HealthSchema()
+ANALYSIS_REQUEST = AnalysisRequestSchema()
+ANALYSIS = AnalysisSchema()
