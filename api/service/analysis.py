@@ -124,7 +124,8 @@ def load(redis: Redis, match_id: str, analysis_id: str) -> dict[str, str] | None
 def report(redis: Redis, match_id: str, analysis_id: str, status: AnalysisStatus,
            result: dict[str, Any] | None = None) -> None:
     """Record an analysis's new status (and its result), keeping its expiry."""
-    fields: dict[Any, str] = {"status": status.value}  # redis-py types hset keys as a union
-    if result is not None:
-        fields["result"] = json.dumps(result, separators=(",", ":"))
-    redis.hset(storage.analysis_key(match_id, analysis_id), mapping=fields)
+    key = storage.analysis_key(match_id, analysis_id)
+    if result is None:
+        redis.hset(key, "status", status.value)
+    else:
+        redis.hset(key, mapping={"status": status.value, "result": json.dumps(result, separators=(",", ":"))})
