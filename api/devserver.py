@@ -86,6 +86,7 @@ def main() -> int:
     )
     print(f"coven: API  http://localhost:{port}/v1/games", flush=True)
     print(f"coven: docs http://localhost:{port}/docs", flush=True)
+    print(f"coven: play http://localhost:{port}/play", flush=True)
     try:
         return honcho.wait()
     except KeyboardInterrupt:

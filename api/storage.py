@@ -66,6 +66,12 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
     return f"{_tag(match_id)}:idem:{seat}:{digest}"
 
 
+def ticket_key(match_id: str, ticket: str) -> str:
+    """Where a stream ticket's seat is kept: by the ticket's hash, in the match's slot."""
+    digest = hashlib.sha256(ticket.encode()).hexdigest()
+    return f"{_tag(match_id)}:ticket:{digest}"
+
+
 def analysis_key(match_id: str, analysis_id: str) -> str:
     """The hash holding one analysis request of a match and, once done, its result."""
     return f"{_tag(match_id)}:analysis:{analysis_id}"
