@@ -19,6 +19,7 @@ _.you
 _.instance
 _.current_version
 _.status_of_match
+_.expires_in
 # tests/conftest.py: the fake pub/sub implements the interface the service calls
 _.unsubscribe
 
