@@ -34,3 +34,5 @@ _.run_analysis
 _.win_chance
 # in the OpenAPI contract's enum of analysis statuses, though no code sets it yet (lead: keep or drop?)
 _.FAILED
+# gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
+_.begin

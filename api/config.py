@@ -53,7 +53,9 @@ class Config:
     #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
     BOT_GRACE_SECONDS: float = 10.0
     #: The `sweeper` process looks for lost or dead bot turns this often.
-    BOT_SWEEP_SECONDS: float = 15.0
+    BOT_SWEEP_SECONDS: float = 5.0
+    #: A bot turn re-enqueued MAX_RECOVERIES times in a row shows `failed`; it is tried again after this.
+    BOT_RETRY_SECONDS: float = 60.0
     #: Request bodies larger than this are refused with 413.
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
@@ -78,6 +80,7 @@ class Config:
             BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
+            BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
         )

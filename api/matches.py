@@ -290,7 +290,8 @@ def events(match_id: str) -> Response:
 
     `event: match` carries the caller's view (`id:` is the version) at once and after every
     change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-    is finished, or after a few minutes (reconnect with Last-Event-ID). A seat's own stream
+    is finished, or after a few minutes (reconnect with Last-Event-ID). `event: reconnect`
+    ends it when the server shuts down: reconnect with Last-Event-ID. A seat's own stream
     needs its token: in `Authorization`, or, from a browser's EventSource, as a `ticket` from
     POST /v1/matches/{id}/stream-ticket (single-use, short-lived).
     """

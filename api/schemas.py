@@ -196,7 +196,9 @@ class BotActivitySchema(Schema):
 
     seat = _always(fields.Integer())
     level = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("bot level", "hard")))
-    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc("queued or thinking", "thinking")))
+    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc(
+        "queued, thinking, or failed (its worker died too often: tried again BOT_RETRY_SECONDS later)",
+        "thinking")))
     iterations = _always(fields.Integer(metadata=_doc("search iterations so far")))
     elapsed = _always(fields.Float(metadata=_doc("seconds spent so far")))
     best_move = _always(fields.Raw(allow_none=True, metadata=_doc(
