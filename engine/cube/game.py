@@ -29,6 +29,7 @@ class CubeGame(Game[CubeState, CubeMove]):
             "without letting anything fall out; the fewest objects in front of you wins."
         ),
         move_schema=MOVE_SCHEMA,
+        view_schema=views.VIEW_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------

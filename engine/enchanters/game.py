@@ -26,6 +26,7 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
         hidden_information=True,
         summary="Set collection: gather three Enchanters, earn hidden Magic Objects, reach 15 Spell Points.",
         move_schema=MOVE_SCHEMA,
+        view_schema=views.VIEW_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------
