@@ -34,3 +34,5 @@ _.run_analysis
 _.win_chance
 # gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
 _.begin
+# PyYAML asks the dumper whether to write anchors (api/openapi.py)
+_.ignore_aliases

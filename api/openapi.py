@@ -18,6 +18,7 @@ from marshmallow import fields
 from api import schemas
 from api.contract import operation_of
 from engine import all_games, get_game, resolve_chance
+from engine.core import AnyGame
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -168,8 +169,7 @@ def build_spec(app: Flask) -> APISpec:
     )
     spec.components.schema("Problem", schema=schemas.ProblemSchema)
     for game in all_games():
-        spec.components.schema(schemas.move_component(game), {
-            **game.info.move_schema, "description": f"A player's move in {game.info.title}"})
+        _move_components(spec, game)
         spec.components.schema(schemas.state_component(game), dict(game.info.view_schema))
     for name, component in STREAM_EVENTS.items():
         spec.components.schema(name, component)
@@ -209,9 +209,31 @@ def spec_dict(app: Flask) -> dict[str, Any]:
     return build_spec(app).to_dict()
 
 
+def _move_components(spec: APISpec, game: AnyGame) -> None:
+    """A game's moves: one component per move shape (`<Game>Move<Title>`), and `<Game>Move` one of them.
+
+    Named shapes give generated clients one class per move kind (inline `oneOf` members made
+    openapi-python-client build the same nested model twice and drop the gathering).
+    """
+    name = schemas.move_component(game)
+    refs = []
+    for shape in game.info.move_schema["oneOf"]:
+        title = "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", shape["title"]) if word)
+        spec.components.schema(f"{name}{title}", dict(shape))
+        refs.append({"$ref": f"#/components/schemas/{name}{title}"})
+    spec.components.schema(name, {"oneOf": refs, "description": f"A player's move in {game.info.title}"})
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes a repeated schema out again instead of as a YAML anchor and alias (`&id001`)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def to_yaml(document: dict[str, Any]) -> str:
-    """The document as YAML, keys in generation order."""
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+    """The document as YAML, keys in generation order, no anchors (some tools read them badly)."""
+    return yaml.dump(document, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def main() -> None:
