@@ -52,6 +52,8 @@ class Config:
     BOT_GRACE_SECONDS: float = 10.0
     #: The `sweeper` process looks for lost or dead bot turns this often.
     BOT_SWEEP_SECONDS: float = 15.0
+    #: The `sweeper` process looks for turn clocks that ran out this often.
+    CLOCK_SWEEP_SECONDS: float = 0.5
     #: Request bodies larger than this are refused with 413.
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
@@ -75,6 +77,7 @@ class Config:
             BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
+            CLOCK_SWEEP_SECONDS=_env_float("CLOCK_SWEEP_SECONDS", base.CLOCK_SWEEP_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
         )

@@ -37,8 +37,10 @@ MATCH_VIEW_EXAMPLE: dict[str, Any] = {
     "to_act": 0,
     "you": 0,
     "seats": [
-        {"seat": 0, "type": "human", "level": None, "filled": True},
-        {"seat": 1, "type": "bot", "level": "hard", "filled": True},
+        {"seat": 0, "type": "human", "level": None, "filled": True, "name": "Morgane", "takeover": None,
+         "reserved": False, "timeouts": 0, "last_seen": "2025-01-01T12:00:04Z"},
+        {"seat": 1, "type": "bot", "level": "hard", "filled": True, "name": "hard bot", "takeover": None,
+         "reserved": False, "timeouts": 0, "last_seen": None},
     ],
     "state": {
         "players": 2, "seat": 0, "phase": "play", "to_act": 0, "trump": "yellow-7", "leader": 0,
@@ -51,6 +53,14 @@ MATCH_VIEW_EXAMPLE: dict[str, Any] = {
     "options": {},
     "created": "2025-01-01T12:00:00Z",
     "updated": "2025-01-01T12:00:05Z",
+    "visibility": "public",
+    "takeover_level": "medium",
+    "clock": {"move_seconds": 30.0, "bank_seconds": None, "increment_seconds": None,
+              "deadline": "2025-01-01T12:00:35.000Z", "remaining": [30.0, None]},
+    "fairness": {"commitment": "5d2a0e2bb7a3d8a1c1e0f35b6e5b8e8f4a4c6c0e9c1f7d2b3a4e5f6a7b8c9d0e", "seed": None},
+    "resigned": [],
+    "rematch": None,
+    "previous": None,
 }
 
 PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
@@ -66,6 +76,8 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
                  "the match is at version 4, not 3", {"current_version": 4}),
     "PreconditionFailed": ("If-Match names a stale version", 412,
                            "the match is at version 4, not 3", {"current_version": 4}),
+    "NotCreator": ("Only the match's creator may do this", 403,
+                   "only the seat that created the match may cancel it", {}),
     "TooLarge": ("The body is too large", 413, "the request body is larger than 65536 bytes", {}),
     "UnsupportedMediaType": ("The body is not application/json", 415,
                              "send the body as application/json", {}),

@@ -8,9 +8,15 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
 - `…:bot`      hash: what the bot to act is doing (version, status, iterations, heartbeat)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
+- `…:versions` list: per version, the record without snapshot, seed or tokens (history by version)
+- `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus one global sorted set (`coven:index`) of matches that can be listed.
+Plus global sorted sets: `coven:index` of public matches that can be listed,
+`coven:private` of private ones still running (only the sweeper reads it),
+`coven:due` of matches whose clock runs out, scored by that deadline. Keys
+that span matches are written after a match's transaction, never inside it
+(cluster slot rules); the sweeper puts back a deadline that missed its set.
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -25,12 +31,14 @@ from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
-from api.records import LISTED, MatchRecord, MatchStatus, text
+from api.records import LISTED, MatchRecord, MatchStatus, Visibility, text
 
 T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
+PRIVATE_KEY = f"{PREFIX}:private"
+DUE_KEY = f"{PREFIX}:due"
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -55,6 +63,16 @@ def bot_key(match_id: str) -> str:
     return f"{_tag(match_id)}:bot"
 
 
+def versions_key(match_id: str) -> str:
+    """The list of a match's versions (entry n-1 is version n), for history by version."""
+    return f"{_tag(match_id)}:versions"
+
+
+def seen_key(match_id: str) -> str:
+    """The hash of when each seat last acted or polled."""
+    return f"{_tag(match_id)}:seen"
+
+
 def recovery_key(match_id: str, version: int) -> str:
     """A short-lived lock so that one stuck bot turn is re-enqueued once."""
     return f"{_tag(match_id)}:recover:{version}"
@@ -73,7 +91,8 @@ def channel_for(match_id: str) -> str:
 
 def keys_of(match_id: str) -> list[str]:
     """Every long-lived key of a match (they share one expiry)."""
-    return [match_key(match_id), history_key(match_id), bot_key(match_id)]
+    return [match_key(match_id), history_key(match_id), bot_key(match_id), versions_key(match_id),
+            seen_key(match_id)]
 
 
 # --- the store ------------------------------------------------------------------
@@ -101,6 +120,7 @@ class Store:
         pipe.hset(match_key(mid), mapping=record.to_redis())
         if appended:
             pipe.rpush(history_key(mid), *[json.dumps(m, separators=(",", ":")) for m in appended])
+        pipe.rpush(versions_key(mid), json.dumps(record.version_json(), separators=(",", ":")))
         ttl = self.ttl_for_status(record.status)
         for key in keys_of(mid):
             pipe.expire(key, ttl)
@@ -133,12 +153,68 @@ class Store:
                     continue
 
     def after_write(self, record: MatchRecord) -> None:
-        """Keep the listing index in step and wake every waiter of the match."""
-        if record.status in LISTED:
-            self.redis.zadd(INDEX_KEY, {record.id: record.created})
-        else:
-            self.redis.zrem(INDEX_KEY, record.id)
+        """Keep the listing index and the clock deadlines in step, and wake every waiter of the match."""
+        index = INDEX_KEY if record.visibility == Visibility.PUBLIC else PRIVATE_KEY
+        with self.redis.pipeline(transaction=False) as pipe:
+            if record.status in LISTED:
+                pipe.zadd(index, {record.id: record.created})
+            else:
+                pipe.zrem(index, record.id)
+            self.schedule_deadline(record, pipe)
+            pipe.execute()
         self.publish(record.id, {"kind": "match", "version": record.version})
+
+    def schedule_deadline(self, record: MatchRecord, pipe: Redis | Pipeline | None = None) -> None:
+        """Put the match's running clock in the due set (or take it out when none runs)."""
+        target = pipe or self.redis
+        if record.deadline is not None and record.status == MatchStatus.ACTIVE:
+            target.zadd(DUE_KEY, {record.id: record.deadline})
+        else:
+            target.zrem(DUE_KEY, record.id)
+
+    def due(self, now: float, limit: int = 500) -> list[str]:
+        """Ids of matches whose clock ran out by `now` (Redis time)."""
+        return [text(raw) for raw in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)]
+
+    def now(self, pipe: Redis | Pipeline | None = None) -> float:
+        """Redis's clock, in epoch seconds: every process measures turns by the same clock."""
+        seconds, micros = (pipe or self.redis).time()
+        return seconds + micros / 1e6
+
+    def version_at(self, match_id: str, version: int) -> dict[str, Any] | None:
+        """What `version_json` stored for `version` of a match, or None when there is no such version."""
+        if version < 1:
+            return None
+        raw = self.redis.lindex(versions_key(match_id), version - 1)
+        return json.loads(raw) if raw else None
+
+    def history_prefix(self, match_id: str, length: int) -> list[Any]:
+        """The first `length` moves of a match's history."""
+        if length <= 0:
+            return []
+        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, length - 1)]
+
+    # presence ---------------------------------------------------------------------------
+
+    def saw(self, match_id: str, seat: int, when: float, ttl: int) -> None:
+        """Note that `seat` acted or polled at `when` (the key lives at most `ttl` more seconds)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(seen_key(match_id), str(seat), repr(when))
+            pipe.expire(seen_key(match_id), ttl)
+            pipe.execute()
+
+    def delete(self, match_id: str) -> None:
+        """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(*keys_of(match_id))
+            for key in (INDEX_KEY, PRIVATE_KEY, DUE_KEY):
+                pipe.zrem(key, match_id)
+            pipe.execute()
+
+    def last_seen(self, match_id: str) -> dict[int, float]:
+        """When each seat last acted or polled (seats never seen are absent)."""
+        raw = self.redis.hgetall(seen_key(match_id))
+        return {int(text(seat)): float(text(when)) for seat, when in raw.items()}
 
     def publish(self, match_id: str, message: dict[str, Any]) -> None:
         """Announce a change on the match's channel."""
@@ -149,16 +225,17 @@ class Store:
         return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
 
     def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
-        """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
-        ids: list[str] = []
-        for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(text(raw))
-            if len(ids) >= batch:
-                yield from self._records(ids)
-                ids = []
-        yield from self._records(ids)
+        """Every waiting and active match, public or private, read `batch` at a time (for the sweeper)."""
+        for key in (INDEX_KEY, PRIVATE_KEY):
+            ids: list[str] = []
+            for raw, _ in self.redis.zscan_iter(key, count=batch):
+                ids.append(text(raw))
+                if len(ids) >= batch:
+                    yield from self._records(ids, key)
+                    ids = []
+            yield from self._records(ids, key)
 
-    def _records(self, ids: list[str]) -> list[MatchRecord]:
+    def _records(self, ids: list[str], index: str = INDEX_KEY) -> list[MatchRecord]:
         """The records of `ids` that still exist; index entries of expired ones are forgotten."""
         if not ids:
             return []
@@ -173,7 +250,7 @@ class Store:
             else:
                 gone.append(mid)
         if gone:
-            self.redis.zrem(INDEX_KEY, *gone)
+            self.redis.zrem(index, *gone)
         return records
 
     # idempotency records -----------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from api import schemas, storage
-from api.records import MatchStatus
+from api.records import ENDED
 from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
 from api.service.presentation import bot_activity, match_view
@@ -62,7 +62,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
                 sent = loaded.record.version
                 view = match_view(service.store, Caller(loaded.record, loaded.game, loaded.state, seat))
                 yield sse("match", schemas.MATCH_VIEW.dump(view), sent)
-                if loaded.record.status == MatchStatus.FINISHED:
+                if loaded.record.status in ENDED:
                     return
                 service.ensure_progress(loaded)
             remaining = deadline - time.monotonic()
