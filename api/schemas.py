@@ -152,11 +152,22 @@ def _always(field: fields.Field) -> fields.Field:
     return field
 
 
+class RatingSchema(Schema):
+    """A level's strength at one game, fitted from the ladder's round robin (`make ladder`)."""
+
+    elo = _always(fields.Integer(metadata=_doc("Elo-scale rating; the random level is 0", 350)))
+    low = _always(fields.Integer(metadata=_doc("95% interval, lower end", 300)))
+    high = _always(fields.Integer(metadata=_doc("95% interval, upper end", 400)))
+    games = _always(fields.Integer(metadata=_doc("ladder games this rating rests on", 400)))
+
+
 class LevelSchema(Schema):
     name = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("level name", "hard")))
     iterations = _always(fields.Integer(metadata=_doc("search iterations at most (0: no search)")))
     seconds = _always(fields.Float(metadata=_doc("thinking time at most, seconds")))
     description = _always(fields.String())
+    rating = _always(fields.Nested(RatingSchema, allow_none=True, metadata=_doc(
+        "strength at this game on the ladder (null when not rated yet)")))
 
 
 class OptionSchema(Schema):

@@ -17,7 +17,7 @@ Two ways to advance a state, as in python-chess:
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -249,6 +249,14 @@ class Game:
         whole state (the search calls it on determinizations only).
         """
         return None
+
+    def named_policies(self) -> Mapping[str, Callable[[State, random.Random], Move]]:
+        """Hand-written players the game names, for the ladder and calibration (none by default).
+
+        Each maps a state where a seat is to act to a legal move. Like `heuristic_move` it may
+        read the whole state, so callers hand it a determinization from that seat's view.
+        """
+        return {}
 
     # information -------------------------------------------------------------
 
