@@ -9,6 +9,7 @@ from __future__ import annotations
 from redis import Redis
 from rq import Queue, Worker
 
+import api.analysis_job  # noqa: F401 - likewise for analyses
 import api.bot_turn  # noqa: F401 - imports the search before forking (see above)
 from api.config import Config
 

@@ -76,6 +76,8 @@ class GameInfo:
     rules_file: str                 # path of the rules document, relative to the repository
     hidden_information: bool        # True when views differ between seats
     summary: str = ""
+    #: JSON Schema of the moves a player posts (the entries of `legal_moves`), see engine.shapes.
+    move_schema: Mapping[str, Any] = field(default_factory=dict)
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:

@@ -85,7 +85,7 @@ class MatchService:
         seat = seat_of_token(loaded.record, token)
         if seat is not None:
             self._saw(match_id, seat)
-        return Caller(loaded.record, loaded.game, loaded.state, seat)
+        return loaded.seen_by(seat)
 
     # changing ------------------------------------------------------------------------------
 
@@ -175,7 +175,7 @@ class MatchService:
             record.seats[chosen].token_hash = hash_token(token)
             record.seats[chosen].name = name or default_name(chosen)
             self._fill(pipe, loaded)
-            return Caller(record, loaded.game, loaded.state, chosen)
+            return loaded.seen_by(chosen)
 
         joined = self.store.transact(match_id, change)
         self._saw(match_id, joined.seat)
@@ -227,7 +227,7 @@ class MatchService:
                                  current_version=record.version)
             after = self._commit(pipe, loaded, parse_move(loaded.game, move_data), now)
             body = schemas.MATCH_VIEW.dump(
-                match_view(self.store, Caller(after.record, after.game, after.state, seat))
+                match_view(self.store, after.seen_by(seat))
             )
             if idem is not None:
                 record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
@@ -263,7 +263,7 @@ class MatchService:
                 record.status = MatchStatus.FINISHED
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
             self._bump(pipe, record)
-            return Caller(record, loaded.game, loaded.state, seat)
+            return loaded.seen_by(seat)
 
         return self._change(caller.record.id, change)
 
@@ -282,7 +282,7 @@ class MatchService:
                                              match_status=record.status)
                 held.token_hash = held.name = None
                 self._bump(pipe, record)
-                return Caller(record, loaded.game, loaded.state, None)
+                return loaded.seen_by(None)
             _require_active(record, "leave")
             if held.takeover is not None:
                 raise MatchStateConflict(f"a bot already plays seat {seat} ({held.takeover})",
@@ -290,7 +290,7 @@ class MatchService:
             self._take_over(record, seat, Takeover.LEFT)
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
             self._bump(pipe, record)
-            return Caller(record, loaded.game, loaded.state, seat)
+            return loaded.seen_by(seat)
 
         return self._change(caller.record.id, change)
 
@@ -308,7 +308,7 @@ class MatchService:
                                          match_status=record.status)
             record.status = MatchStatus.CANCELLED
             self._bump(pipe, record)
-            return Caller(record, loaded.game, loaded.state, seat)
+            return loaded.seen_by(seat)
 
         return self._change(caller.record.id, change)
 
@@ -334,7 +334,7 @@ class MatchService:
             if loaded.record.creator is None:
                 loaded.record.creator = new_seat
             self._fill(pipe, loaded)
-            return Caller(loaded.record, loaded.game, loaded.state, new_seat)
+            return loaded.seen_by(new_seat)
 
         claimed = self.store.transact(follow_up, claim)
         self._saw(follow_up, new_seat)
@@ -433,7 +433,7 @@ class MatchService:
         seat = loaded.bot_to_act
         if seat is None:
             seat = loaded.timed_out(self.store.now())
-        return None if seat is None else Caller(record, loaded.game, loaded.state, seat)
+        return None if seat is None else loaded.seen_by(seat)
 
     def play_bot(self, match_id: str, version: int, move: Move) -> Loaded | None:
         """Apply a bot's move chosen at `version` (for a human seat: on its timeout); None when the

@@ -46,6 +46,10 @@ class Loaded:
         held = self.record.seats[seat]
         return held.bot_level if held.played_by_bot else self.record.takeover_level
 
+    def seen_by(self, seat: int | None) -> Caller:
+        """This match as `seat` asks for it (None: a spectator)."""
+        return Caller(self.record, self.game, self.state, seat)
+
 
 @dataclass
 class Caller(Loaded):

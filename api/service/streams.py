@@ -14,16 +14,17 @@ from typing import Any
 from api import schemas, storage
 from api.records import ENDED
 from api.service.commands import MatchService
-from api.service.model import Caller, Loaded
+from api.service.model import Caller
 from api.service.presentation import bot_activity, match_view
 
 
-def wait(service: MatchService, match_id: str, after_version: int, timeout: float) -> Loaded:
-    """The match as soon as its version passes `after_version`, or after `timeout` seconds."""
-    loaded = service.load(match_id)
-    if loaded.record.version > after_version or timeout <= 0:
-        return loaded
-    service.ensure_progress(loaded)
+def wait(service: MatchService, caller: Caller, after_version: int, timeout: float) -> Caller:
+    """The match, seen by the same caller, as soon as its version passes `after_version`, or
+    after `timeout` seconds."""
+    match_id = caller.record.id
+    if caller.record.version > after_version or timeout <= 0:
+        return caller
+    service.ensure_progress(caller)
     deadline = time.monotonic() + timeout
     pubsub = service.redis.pubsub(ignore_subscribe_messages=True)
     try:
@@ -32,7 +33,7 @@ def wait(service: MatchService, match_id: str, after_version: int, timeout: floa
             loaded = service.load(match_id)
             remaining = deadline - time.monotonic()
             if loaded.record.version > after_version or remaining <= 0:
-                return loaded
+                return loaded.seen_by(caller.seat)
             pubsub.get_message(timeout=remaining)
     finally:
         pubsub.close()
@@ -60,7 +61,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
             loaded = service.load(match_id)
             if send_view and loaded.record.version > sent:
                 sent = loaded.record.version
-                view = match_view(service.store, Caller(loaded.record, loaded.game, loaded.state, seat))
+                view = match_view(service.store, loaded.seen_by(seat))
                 yield sse("match", schemas.MATCH_VIEW.dump(view), sent)
                 if loaded.record.status in ENDED:
                     return
