@@ -177,6 +177,10 @@ class Store:
         else:
             target.zrem(DUE_KEY, record.id)
 
+    def forget_deadline(self, match_id: str) -> None:
+        """Take a match out of the due set."""
+        self.redis.zrem(DUE_KEY, match_id)
+
     def due(self, now: float, limit: int = 500) -> list[str]:
         """Ids of matches whose clock ran out by `now` (Redis time)."""
         return [text(raw) for raw in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)]

@@ -5,6 +5,7 @@ presence."""
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 
 import pytest
@@ -348,3 +349,25 @@ def test_last_seen_follows_polls_and_moves(client) -> None:
     assert joined["seats"][1]["last_seen"]
     spectator = view(client, created["id"])
     assert all(seat["last_seen"] for seat in spectator["seats"])
+
+
+def test_racing_rematch_calls_share_one_follow_up(app, client) -> None:
+    mid, tokens = duel(client)
+    client.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[1]))
+    barrier, answers = threading.Barrier(2), {}
+
+    def ask(seat: int) -> None:
+        local = app.test_client()
+        barrier.wait()
+        answers[seat] = local.post(f"/v1/matches/{mid}/rematch", headers=auth(tokens[seat])).get_json()
+
+    threads = [threading.Thread(target=ask, args=(seat,)) for seat in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers[0]["id"] == answers[1]["id"] == view(client, mid)["rematch"]
+    assert {answers[0]["you"], answers[1]["you"]} == {0, 1} and answers[0]["you"] == 1
+    listed = [m["id"] for m in client.get("/v1/matches").get_json()["matches"]]
+    assert listed == [answers[0]["id"]]  # the follow-up that lost the race is gone
+    assert view(client, answers[0]["id"])["status"] == "active"

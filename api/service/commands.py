@@ -477,10 +477,12 @@ class MatchService:
         queued = 0
         for match_id in self.store.due(self.store.now()):
             record = self.store.load(match_id)
-            if record is None or record.deadline is None or record.status != MatchStatus.ACTIVE:
-                self.store.schedule_deadline(record) if record else self.store.redis.zrem(storage.DUE_KEY, match_id)
-                continue
-            queued += self.ensure_progress(_decoded(record))
+            if record is None:
+                self.store.forget_deadline(match_id)  # the match expired
+            elif record.deadline is None or record.status != MatchStatus.ACTIVE:
+                self.store.schedule_deadline(record)  # its clock stopped: a stale entry
+            else:
+                queued += self.ensure_progress(_decoded(record))
         return queued
 
     def sweep_bots(self) -> int:
