@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -35,27 +36,29 @@ def live_api(redis_url: str) -> Iterator[str]:
     """A dev server (the Procfile's processes, as `make run` starts them) on a free port."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
-    server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("the dev server did not come up")
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.send_signal(signal.SIGTERM)
+    # Its output goes to a file: a pipe nobody reads fills up and blocks the server's shutdown.
+    with tempfile.TemporaryFile() as output:
+        server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
+                                  stdout=output, stderr=subprocess.STDOUT)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            raise
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        pytest.fail("the dev server did not come up")
+                    time.sleep(0.2)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
@@ -92,16 +95,17 @@ def test_the_sweeper_and_a_worker_move_for_a_seat_out_of_time(live_api: str) -> 
     entries = call("GET", f"{live_api}/v1/matches/{mid}/log")["entries"]
     assert [entry["seat"] for entry in entries if entry["timeout"]] == [late]
     assert after["seats"][late]["timeouts"] == 1 and after["seats"][late]["takeover"] is None
+    token = created["token"] if late == 0 else joined["token"]
+    ended = call("POST", f"{live_api}/v1/matches/{mid}/resign", token=token)  # no bots left playing it
+    assert ended["status"] == "finished" and ended["outcome"]["winners"] == [1 - late]
 
 
 def test_engine_verify_checks_a_finished_match_by_its_url(live_api: str) -> None:
     created = call("POST", f"{live_api}/v1/matches", {
-        "game": "witches", "seats": [{"type": "bot", "level": "random"}, {"type": "bot", "level": "random"}]})
+        "game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "random"}]})
     url = f"{live_api}/v1/matches/{created['id']}"
-    current, deadline = created, time.monotonic() + 120
-    while current["status"] != "finished" and time.monotonic() < deadline:
-        current = call("GET", f"{url}?after_version={current['version']}&wait=10")
-    assert current["status"] == "finished" and current["fairness"]["seed"]
+    ended = call("POST", f"{url}/resign", token=created["token"])  # finished: the deal is revealed
+    assert ended["status"] == "finished" and ended["fairness"]["seed"]
     checked = subprocess.run([sys.executable, "-m", "engine.verify", url], cwd=ROOT, capture_output=True,
                              text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr
