@@ -13,7 +13,7 @@ from engine import get_game
 
 def human_to_act(client, game: str = "witches") -> dict:
     """A two-human match of `game` where seat 0 is to act, with both tokens."""
-    for attempt in range(50):
+    for _ in range(50):
         created = create(client, game, [{"type": "human"}, {"type": "human"}])
         joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
         if created["to_act"] == 0:
