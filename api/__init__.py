@@ -17,7 +17,7 @@ def create_app(config: Config | None = None) -> Flask:
     from flask_cors import CORS
     from redis import Redis
 
-    from api import analysis, docs, games, health, matches, sweep
+    from api import analysis, docs, games, health, matches, play, sweep
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -42,6 +42,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(matches.bp)
     app.register_blueprint(analysis.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(play.bp)
     register_error_handlers(app)
     app.cli.add_command(sweep.sweep_bots_command)
     return app

@@ -6,17 +6,17 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
                 options, seed, seeded, history length, created/updated
 - `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
-- `…:bot`      hash: what the bot to act is doing (version, status, iterations, heartbeat)
+- `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
+                recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:versions` list: per version, the record without snapshot, seed or tokens (history by version)
 - `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus global sorted sets: `coven:index` of public matches that can be listed,
-`coven:private` of private ones still running (only the sweeper reads it),
-`coven:due` of matches whose clock runs out, scored by that deadline. Keys
-that span matches are written after a match's transaction, never inside it
-(cluster slot rules); the sweeper puts back a deadline that missed its set.
+Plus two global sorted sets: `coven:index`, the public matches that can be listed
+(private ones are never in it), and `coven:bots:due`, the pending turns
+(`<match>:<version>`) by when the sweeper should look at them next: a bot's
+turn, or a human's on a clock, at its deadline.
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -24,21 +24,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
-from api.records import LISTED, MatchRecord, MatchStatus, Visibility, text
+from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
 
 T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
-PRIVATE_KEY = f"{PREFIX}:private"
-DUE_KEY = f"{PREFIX}:due"
+DUE_KEY = f"{PREFIX}:bots:due"
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -82,6 +81,12 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
     """Where the response to an Idempotency-Key is kept, scoped to one match and seat."""
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
     return f"{_tag(match_id)}:idem:{seat}:{digest}"
+
+
+def ticket_key(match_id: str, ticket: str) -> str:
+    """Where a stream ticket's seat is kept: by the ticket's hash, in the match's slot."""
+    digest = hashlib.sha256(ticket.encode()).hexdigest()
+    return f"{_tag(match_id)}:ticket:{digest}"
 
 
 def analysis_key(match_id: str, analysis_id: str) -> str:
@@ -158,32 +163,12 @@ class Store:
                     continue
 
     def after_write(self, record: MatchRecord) -> None:
-        """Keep the listing index and the clock deadlines in step, and wake every waiter of the match."""
-        index = INDEX_KEY if record.visibility == Visibility.PUBLIC else PRIVATE_KEY
-        with self.redis.pipeline(transaction=False) as pipe:
-            if record.status in LISTED:
-                pipe.zadd(index, {record.id: record.created})
-            else:
-                pipe.zrem(index, record.id)
-            self.schedule_deadline(record, pipe)
-            pipe.execute()
-        self.publish(record.id, {"kind": "match", "version": record.version})
-
-    def schedule_deadline(self, record: MatchRecord, pipe: Redis | Pipeline | None = None) -> None:
-        """Put the match's running clock in the due set (or take it out when none runs)."""
-        target = pipe or self.redis
-        if record.deadline is not None and record.status == MatchStatus.ACTIVE:
-            target.zadd(DUE_KEY, {record.id: record.deadline})
+        """Keep the listing index in step and wake every waiter of the match."""
+        if record.status in LISTED and record.visibility == Visibility.PUBLIC:
+            self.redis.zadd(INDEX_KEY, {record.id: record.created})
         else:
-            target.zrem(DUE_KEY, record.id)
-
-    def forget_deadline(self, match_id: str) -> None:
-        """Take a match out of the due set."""
-        self.redis.zrem(DUE_KEY, match_id)
-
-    def due(self, now: float, limit: int = 500) -> list[str]:
-        """Ids of matches whose clock ran out by `now` (Redis time)."""
-        return [text(raw) for raw in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit)]
+            self.redis.zrem(INDEX_KEY, record.id)
+        self.publish(record.id, {"kind": "match", "version": record.version})
 
     def now(self, pipe: Redis | Pipeline | None = None) -> float:
         """Redis's clock, in epoch seconds: every process measures turns by the same clock."""
@@ -216,8 +201,7 @@ class Store:
         """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.delete(*keys_of(match_id))
-            for key in (INDEX_KEY, PRIVATE_KEY, DUE_KEY):
-                pipe.zrem(key, match_id)
+            pipe.zrem(INDEX_KEY, match_id)
             pipe.execute()
 
     def last_seen(self, match_id: str) -> dict[int, float]:
@@ -233,18 +217,7 @@ class Store:
         """Waiting and active matches, newest first; forgets index entries that expired."""
         return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
 
-    def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
-        """Every waiting and active match, public or private, read `batch` at a time (for the sweeper)."""
-        for key in (INDEX_KEY, PRIVATE_KEY):
-            ids: list[str] = []
-            for raw, _ in self.redis.zscan_iter(key, count=batch):
-                ids.append(text(raw))
-                if len(ids) >= batch:
-                    yield from self._records(ids, key)
-                    ids = []
-            yield from self._records(ids, key)
-
-    def _records(self, ids: list[str], index: str = INDEX_KEY) -> list[MatchRecord]:
+    def _records(self, ids: list[str]) -> list[MatchRecord]:
         """The records of `ids` that still exist; index entries of expired ones are forgotten."""
         if not ids:
             return []
@@ -259,7 +232,7 @@ class Store:
             else:
                 gone.append(mid)
         if gone:
-            self.redis.zrem(index, *gone)
+            self.redis.zrem(INDEX_KEY, *gone)
         return records
 
     # idempotency records -----------------------------------------------------------
@@ -275,6 +248,16 @@ class Store:
         raw = self.redis.hgetall(bot_key(match_id))
         return {text(key): text(value) for key, value in raw.items()}
 
+    def start_bot_turn(self, match_id: str, version: int) -> None:
+        """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""
+        key = bot_key(match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            pipe.hset(key, mapping={"version": str(version), "status": BotStatus.QUEUED.value,
+                                    "recoveries": "0"})
+            pipe.expire(key, self.ttl_for_status(MatchStatus.ACTIVE))
+            pipe.execute()
+
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""
         key = bot_key(match_id)
@@ -283,3 +266,27 @@ class Store:
             pipe.expire(key, ttl)
             pipe.execute()
         self.publish(match_id, {"kind": "bot", "version": int(fields.get("version", 0))})
+
+    # due bot turns --------------------------------------------------------------------
+
+    def mark_due(self, match_id: str, version: int, when: float) -> None:
+        """Have the sweeper look at the turn at `version` at `when` (epoch seconds): a bot's turn,
+        or a human's on a clock at its deadline."""
+        self.redis.zadd(DUE_KEY, {f"{match_id}:{version}": when})
+
+    def next_due(self) -> float | None:
+        """When the earliest due turn is to be looked at (None: no turn pending)."""
+        first = self.redis.zrange(DUE_KEY, 0, 0, withscores=True)
+        return float(first[0][1]) if first else None
+
+    def unmark_due(self, match_id: str, version: int) -> None:
+        """The bot turn at `version` needs no more looking after."""
+        self.redis.zrem(DUE_KEY, f"{match_id}:{version}")
+
+    def due_turns(self, now: float, limit: int) -> list[tuple[str, int]]:
+        """(match, version) of at most `limit` bot turns due by `now`, the most overdue first."""
+        turns = []
+        for member in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit):
+            match_id, _, version = text(member).rpartition(":")
+            turns.append((match_id, int(version)))
+        return turns

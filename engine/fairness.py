@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.chance import draw_outcome
-from engine.core import CHANCE, TERMINAL, Game
+from engine.core import CHANCE, TERMINAL, AnyGame
 from engine.errors import EngineError
 
 
@@ -38,7 +38,7 @@ class Discrepancy:
 
 
 def check_log(
-    game: Game,
+    game: AnyGame,
     players: int,
     options: Mapping[str, Any] | None,
     seed: str,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.core import Outcome, Seat, ranks_for
+from engine.core import Outcome, Seat, Termination, ranks_for
 
-RESIGNED = "resigned"  # Outcome.reason of a game that ended because all but one seat resigned
+RESIGNED = Termination.RESIGNED  # the reason of a game that ended because all but one seat resigned
 
 
 def with_resignations(outcome: Outcome, resigned: Sequence[Seat]) -> Outcome:

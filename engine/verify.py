@@ -38,11 +38,15 @@ def read_document(source: str) -> dict[str, Any]:
             url += "/log"
         request = urllib.request.Request(url, headers={"Accept": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - http(s) only
-            return json.load(response)
-    if source == "-":
-        return json.load(sys.stdin)
-    with open(source, encoding="utf-8") as file:
-        return json.load(file)
+            document = json.load(response)
+    elif source == "-":
+        document = json.load(sys.stdin)
+    else:
+        with open(source, encoding="utf-8") as file:
+            document = json.load(file)
+    if not isinstance(document, dict):
+        raise ValueError("a match log is a JSON object")
+    return document
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -141,8 +141,9 @@ class MatchService:
             game, records, options, seed, visibility=visibility, takeover_level=takeover_level, clock=clock,
         )
         record.creator = creator
-        self.store.create(record, [game.move_to_json(m) for m in history])
         created = Caller(record, game, state, creator)
+        self._expect_turn(created)
+        self.store.create(record, [game.move_to_json(m) for m in history])
         if creator is not None:
             self._saw(record.id, creator)
         self._schedule_bot(created)
@@ -262,7 +263,7 @@ class MatchService:
             if len(record.seats) - len(record.resigned) <= 1:
                 record.status = MatchStatus.FINISHED
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
-            self._bump(pipe, record)
+            self._bump(pipe, loaded)
             return loaded.seen_by(seat)
 
         return self._change(caller.record.id, change)
@@ -281,7 +282,7 @@ class MatchService:
                     raise MatchStateConflict("the creator of a waiting match cancels it (DELETE) instead",
                                              match_status=record.status)
                 held.token_hash = held.name = None
-                self._bump(pipe, record)
+                self._bump(pipe, loaded)
                 return loaded.seen_by(None)
             _require_active(record, "leave")
             if held.takeover is not None:
@@ -289,7 +290,7 @@ class MatchService:
                                          match_status=record.status)
             self._take_over(record, seat, Takeover.LEFT)
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
-            self._bump(pipe, record)
+            self._bump(pipe, loaded)
             return loaded.seen_by(seat)
 
         return self._change(caller.record.id, change)
@@ -307,7 +308,7 @@ class MatchService:
                 raise MatchStateConflict(f"the match is {record.status}: only a waiting match can be cancelled",
                                          match_status=record.status)
             record.status = MatchStatus.CANCELLED
-            self._bump(pipe, record)
+            self._bump(pipe, loaded)
             return loaded.seen_by(seat)
 
         return self._change(caller.record.id, change)
@@ -364,7 +365,7 @@ class MatchService:
             if loaded.record.rematch is not None:
                 return loaded.record.rematch, None
             loaded.record.rematch = record.id
-            self._bump(pipe, loaded.record)
+            self._bump(pipe, loaded)
             return record.id, loaded
 
         linked, changed = self.store.transact(old.id, link)
@@ -453,6 +454,7 @@ class MatchService:
 
         after = self.store.transact(match_id, change)
         if after is not None:
+            self.bots.done(match_id, version)
             self._after_change(after)
         return after
 
@@ -472,33 +474,27 @@ class MatchService:
             return False
         return self.bots.ensure(record.id, record.version, loaded.level_of(seat))
 
-    def sweep_clocks(self) -> int:
-        """Queue the takeover bot's move of every match whose clock ran out; how many were queued."""
-        queued = 0
-        for match_id in self.store.due(self.store.now()):
-            record = self.store.load(match_id)
-            if record is None:
-                self.store.forget_deadline(match_id)  # the match expired
-            elif record.deadline is None or record.status != MatchStatus.ACTIVE:
-                self.store.schedule_deadline(record)  # its clock stopped: a stale entry
-            else:
-                queued += self.ensure_progress(_decoded(record))
-        return queued
-
     def sweep_bots(self) -> int:
-        """Recover the lost or dead bot turn of every active match; how many were re-enqueued.
+        """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
 
         Views and waits recover the turn of a match someone watches; this covers the rest
-        (bots-only matches, players who went away).
+        (bots-only matches, players who went away). It reads only the due turns, so its cost
+        grows with pending bot turns, not with matches.
         """
         recovered = 0
-        for record in self.store.indexed():
-            if record.status != MatchStatus.ACTIVE:
-                continue
-            if record.deadline is not None:
-                self.store.schedule_deadline(record)  # a deadline written just before a crash
-            if record.clock is not None or any(seat.played_by_bot for seat in record.seats):
-                recovered += self.ensure_progress(_decoded(record))
+        started = time.time()  # a turn looked at now is due again later: each is seen once a round
+        while turns := self.bots.due(by=started):
+            for match_id, version in turns:
+                record = self.store.load(match_id)
+                loaded = _decoded(record) if record is not None else None
+                if loaded is None or loaded.record.version != version:
+                    self.bots.done(match_id, version)  # played, finished or expired meanwhile
+                elif loaded.bot_to_act is not None or loaded.timed_out(self.store.now()) is not None:
+                    recovered += self.ensure_progress(loaded)
+                elif loaded.record.deadline is not None:  # not quite out of time by Redis's clock
+                    self.store.mark_due(match_id, version, loaded.record.deadline)
+                else:
+                    self.bots.done(match_id, version)
         return recovered
 
     # internals ------------------------------------------------------------------------------
@@ -533,13 +529,15 @@ class MatchService:
             record.status = MatchStatus.FINISHED
         after = Loaded(record, game, state)
         clocks.start_turn(record, after.to_act, now)
-        self._bump(pipe, record, appended)
+        self._bump(pipe, after, appended)
         return after
 
-    def _bump(self, pipe: Pipeline, record: MatchRecord, appended: list[Any] | None = None) -> None:
-        """A new version of the match: queue its writes (starts MULTI)."""
+    def _bump(self, pipe: Pipeline, loaded: Loaded, appended: list[Any] | None = None) -> None:
+        """A new version of the match: note the turn it makes due, queue its writes (starts MULTI)."""
+        record = loaded.record
         record.version += 1
         record.updated = time.time()
+        self._expect_turn(loaded)
         pipe.multi()
         self.store.write(pipe, record, appended or [])
 
@@ -549,7 +547,7 @@ class MatchService:
         if not record.unfilled_seats and record.status == MatchStatus.WAITING:
             record.status = MatchStatus.ACTIVE
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
-        self._bump(pipe, record)
+        self._bump(pipe, loaded)
 
     def _take_over(self, record: MatchRecord, seat: int, why: Takeover) -> None:
         """Hand a human seat to the takeover bot for the rest of the match."""
@@ -566,11 +564,22 @@ class MatchService:
         self.store.after_write(loaded.record)
         self._schedule_bot(loaded)
 
+    def _expect_turn(self, loaded: Loaded) -> None:
+        """Before saving a change that makes it a bot's turn, or a clocked human's, put that turn in
+        the due set (a human's at its deadline): a process dying between the save and the enqueue
+        cannot lose it, and the sweeper finds the clocks that run out."""
+        record = loaded.record
+        seat = loaded.bot_to_act
+        if seat is not None:
+            self.bots.expect(record.id, record.version, loaded.level_of(seat))
+        elif record.deadline is not None and record.status == MatchStatus.ACTIVE:
+            self.store.mark_due(record.id, record.version, record.deadline)
+
     def _schedule_bot(self, loaded: Loaded) -> None:
         seat = loaded.bot_to_act
         if seat is not None:
             record = loaded.record
-            self.bots.enqueue(record.id, record.version, record.seats[seat].bot_level)
+            self.bots.enqueue(record.id, record.version, loaded.level_of(seat))
 
 
 def parse_move(game: Game, data: Any) -> Move:
