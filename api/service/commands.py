@@ -242,6 +242,7 @@ class MatchService:
             self.ensure_progress(self.load(match_id))
             raise
         if committed is not None:
+            self.bots.done(match_id, committed.record.version - 1)  # its clock's deadline, if any
             self._after_change(committed)
         return result
 
@@ -492,7 +493,7 @@ class MatchService:
                 elif loaded.bot_to_act is not None or loaded.timed_out(self.store.now()) is not None:
                     recovered += self.ensure_progress(loaded)
                 elif loaded.record.deadline is not None:  # not quite out of time by Redis's clock
-                    self.store.mark_due(match_id, version, loaded.record.deadline)
+                    self.store.mark_due(match_id, version, max(loaded.record.deadline, started + 0.05))
                 else:
                     self.bots.done(match_id, version)
         return recovered
