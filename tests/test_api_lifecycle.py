@@ -196,6 +196,22 @@ def test_a_move_clock_runs_out_the_bot_moves_and_three_timeouts_take_the_seat(ap
     assert len(timed_out) == 3 and {entry["seat"] for entry in timed_out} == {late}
 
 
+def test_a_long_poll_queues_the_move_of_a_seat_out_of_time_without_the_sweeper(app, client, run_bots) -> None:
+    mid, _ = duel(client, "witches", clock={"move_seconds": 1})
+    current, answer = view(client, mid), {}
+
+    def long_poll() -> None:
+        answer.update(view(app.test_client(), mid, after_version=current["version"], wait=5))
+
+    waiter = threading.Thread(target=long_poll)
+    waiter.start()
+    time.sleep(1.5)  # the clock runs out meanwhile: the waiting request queues the bot's move
+    run_bots()
+    waiter.join()
+    assert answer["version"] == current["version"] + 1
+    assert answer["seats"][current["to_act"]]["timeouts"] == 1
+
+
 def test_a_move_in_time_resets_the_count_and_a_bank_clock_charges_and_adds(client) -> None:
     mid, tokens = duel(client, "witches", clock={"bank_seconds": 5, "increment_seconds": 2})
     current = view(client, mid)
