@@ -36,3 +36,10 @@ _.win_chance
 _.begin
 # PyYAML asks the dumper whether to write anchors (api/openapi.py)
 _.ignore_aliases
+# marshmallow: the clock's fields (read by name) and its @validates_schema hook
+_.move_seconds
+_.bank_seconds
+_.increment_seconds
+_.one_kind
+# Visibility("private") comes from the request body, by value
+_.PRIVATE

@@ -19,6 +19,7 @@ from api import schemas
 from api.contract import operation_of
 from engine import all_games, get_game, resolve_chance
 from engine.core import AnyGame
+from engine.fairness import commitment
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -45,8 +46,10 @@ def _match_view_example() -> dict[str, Any]:
         "to_act": seat,
         "you": seat,
         "seats": [
-            {"seat": index, "type": "human", "level": None, "filled": True} if index == seat
-            else {"seat": index, "type": "bot", "level": "hard", "filled": True}
+            {"seat": index, "type": "human", "level": None, "filled": True, "name": "Morgane", "takeover": None,
+             "reserved": False, "timeouts": 0, "last_seen": "2025-01-01T12:00:04Z"} if index == seat
+            else {"seat": index, "type": "bot", "level": "hard", "filled": True, "name": "hard bot",
+                  "takeover": None, "reserved": False, "timeouts": 0, "last_seen": None}
             for index in range(2)
         ],
         "state": game.view(state, seat),
@@ -57,6 +60,15 @@ def _match_view_example() -> dict[str, Any]:
         "options": {"wheel": "decreasing"},
         "created": "2025-01-01T12:00:00Z",
         "updated": "2025-01-01T12:00:05Z",
+        "visibility": "public",
+        "takeover_level": "medium",
+        "clock": {"move_seconds": 30.0, "bank_seconds": None, "increment_seconds": None,
+                  "deadline": "2025-01-01T12:00:35.000Z",
+                  "remaining": [30.0 if index == seat else None for index in range(2)]},
+        "fairness": {"commitment": commitment("example"), "seed": None},
+        "resigned": [],
+        "rematch": None,
+        "previous": None,
     }
 
 
@@ -75,6 +87,8 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
                  "the match is at version 4, not 3", {"current_version": 4}),
     "PreconditionFailed": ("If-Match names a stale version", 412,
                            "the match is at version 4, not 3", {"current_version": 4}),
+    "NotCreator": ("Only the match's creator may do this", 403,
+                   "only the seat that created the match may cancel it", {}),
     "TooLarge": ("The body is too large", 413, "the request body is larger than 65536 bytes", {}),
     "UnsupportedMediaType": ("The body is not application/json", 415,
                              "send the body as application/json", {}),

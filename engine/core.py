@@ -104,6 +104,7 @@ class Termination(StrEnum):
     SPECIAL_VICTORY = "special_victory"        # enchanters E22: an Artifact's victory
     PILES_EMPTY = "piles_empty"                # enchanters E23: nothing left to take
     STALEMATE = "stalemate"                    # enchanters E23: a stuck table
+    RESIGNED = "resigned"                      # every seat but one resigned (engine.resignation)
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,13 @@ def test_real_responses_validate_against_the_document(client, run_bots, contract
     check(client.get(f"/v1/matches/{mid}", headers=tag))
     check(client.get(f"/v1/matches/{mid}/log", headers=tag))
     check(client.post(f"/v1/matches/{mid}/moves", json={"move": {"type": "nope"}}, headers=auth(token)))
-    not_allowed = client.delete(f"/v1/matches/{mid}")  # no such operation to validate against
+    check(client.get(f"/v1/matches/{mid}/versions/1", headers=auth(token)))
+    check(client.get(f"/v1/matches/{mid}/versions/9999"))
+    check(client.post(f"/v1/matches/{mid}/resign", headers=auth(token)))
+    check(client.post(f"/v1/matches/{mid}/leave", headers=auth(token)))
+    check(client.delete(f"/v1/matches/{mid}", headers=auth(token)))
+    check(client.post(f"/v1/matches/{mid}/rematch", headers=auth(token)))
+    not_allowed = client.put(f"/v1/matches/{mid}")  # no such operation to validate against
     assert not_allowed.status_code == 405 and not_allowed.mimetype == "application/problem+json"
     statuses = {status for _, _, status in seen}
     assert {200, 201, 304, 400, 401, 403, 404, 409, 412, 413, 415, 422} <= statuses
