@@ -62,5 +62,5 @@ openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build
 	find engine ai -name '*.so' -delete

@@ -32,7 +32,14 @@ _.prior
 _.run_analysis
 # marshmallow response field
 _.win_chance
-# in the OpenAPI contract's enum of analysis statuses, though no code sets it yet (lead: keep or drop?)
-_.FAILED
 # gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
 _.begin
+# PyYAML asks the dumper whether to write anchors (api/openapi.py)
+_.ignore_aliases
+# marshmallow: the clock's fields (read by name) and its @validates_schema hook
+_.move_seconds
+_.bank_seconds
+_.increment_seconds
+_.one_kind
+# Visibility("private") comes from the request body, by value
+_.PRIVATE

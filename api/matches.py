@@ -7,6 +7,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context, ur
 from api import schemas
 from api.contract import ETAG_HEADER, Auth, Reply, operation
 from api.http import bearer_token, etag, if_match_version, load_body, load_query, service
+from api.openapi import MATCH_VIEW_EXAMPLE
 from api.service import presentation, streams, tickets
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
@@ -53,7 +54,22 @@ def _read_response(body: dict) -> Response:
 @operation(
     operation_id="createMatch", tag="matches", summary="Create a match",
     body=schemas.CREATE_MATCH,
-    body_example={"game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "hard"}]},
+    body_examples={
+        "against_a_bot": {"summary": "You against a hard bot",
+                          "value": {"game": "witches", "name": "Morgane",
+                                    "seats": [{"type": "human"}, {"type": "bot", "level": "hard"}]}},
+        "private_with_clock": {
+            "summary": "A private match for two people, 30 seconds a move, a hard bot for whoever leaves",
+            "value": {"game": "enchanters", "name": "Morgane", "visibility": "private",
+                      "seats": [{"type": "human"}, {"type": "human"}], "takeover_level": "hard",
+                      "clock": {"move_seconds": 30}}},
+        "bank_clock": {"summary": "Ten minutes each plus five seconds a move",
+                       "value": {"game": "cube", "seats": [{"type": "human"}, {"type": "human"}],
+                                 "clock": {"bank_seconds": 600, "increment_seconds": 5}}},
+        "practice": {"summary": "A seeded practice match (one human seat at most)",
+                     "value": {"game": "witches", "seed": "practice",
+                               "seats": [{"type": "human"}, {"type": "bot", "level": "easy"}]}},
+    },
     responses={
         201: Reply("Created; the body is the creator's view plus the seat token", schemas.SEAT_GRANT,
                    examples={"created": "SeatGrant"},
@@ -67,11 +83,17 @@ def create() -> Response:
 
     Seats are listed in play order. The creator takes the first human seat and gets its
     token (shown once); other human seats are joined with POST /v1/matches/{id}/join.
-    The match starts when every seat is filled. `seed` makes chance reproducible.
+    The match starts when every seat is filled. A `private` match is never listed: share
+    its id. `clock` puts the human seats on a turn clock; when one runs out, the
+    `takeover_level` bot moves for the seat (three times in a row: for good). The server
+    commits to a secret seed (`fairness.commitment`) and reveals it at the end; `seed`
+    replaces it in practice matches with at most one human seat (refused with more).
     """
     svc = service()
     data = load_body(schemas.CREATE_MATCH)
-    created, token = svc.create(data["game"], data["seats"], data["options"], data.get("seed"))
+    created, token = svc.create(data["game"], data["seats"], data["options"], data.get("seed"),
+                                name=data.get("name"), visibility=data["visibility"],
+                                takeover_level=data["takeover_level"], clock=data["clock"])
     if token is None:  # bots only: nobody holds a seat
         body = schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, created))
     else:
@@ -133,7 +155,7 @@ def show(match_id: str) -> Response:
 @bp.post("/<match_id>/join")
 @operation(
     operation_id="joinMatch", tag="matches", summary="Join a match", parameters=[MATCH_ID],
-    body=schemas.JOIN, body_required=False, body_example={"seat": 1},
+    body=schemas.JOIN, body_required=False, body_example={"seat": 1, "name": "Viviane"},
     responses={
         200: Reply("Joined; the body is the new seat's view plus its token", schemas.SEAT_GRANT,
                    examples={"joined": "SeatGrant"}),
@@ -148,7 +170,7 @@ def join(match_id: str) -> Response:
     """
     svc = service()
     data = load_body(schemas.JOIN, optional=True)
-    joined, token = svc.join(match_id, data.get("seat"))
+    joined, token = svc.join(match_id, data.get("seat"), data.get("name"))
     return _match_response(schemas.SEAT_GRANT.dump(presentation.granted_view(svc.store, joined, token)))
 
 
@@ -307,4 +329,139 @@ def events(match_id: str) -> Response:
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+LIFECYCLE_ERRORS: dict[int, Reply | str] = {
+    401: "Unauthorized", 404: "NotFound",
+}
+
+
+def _state_conflict(detail: str, status: str) -> Reply:
+    """The documented 409 of a lifecycle action refused in the match's state."""
+    return Reply("Not possible in the match's (or the seat's) state", "Problem", example={
+        "type": "https://coven.example/problems/not-possible-now", "title": "Not possible now", "status": 409,
+        "detail": detail, "instance": "/v1/matches/4f1c2e9a0b7d3a65/…", "match_status": status,
+    }, media_type="application/problem+json")
+
+
+@bp.post("/<match_id>/resign")
+@operation(
+    operation_id="resignMatch", tag="lifecycle", summary="Resign", auth=Auth.REQUIRED, parameters=[MATCH_ID],
+    responses={
+        200: Reply("Resigned; the body is the caller's view", schemas.MATCH_VIEW,
+                   examples={"view": "MatchView"}, headers=ETAG_HEADER),
+        **LIFECYCLE_ERRORS,
+        409: _state_conflict("the match is finished: you cannot resign now", "finished"),
+    },
+)
+def resign(match_id: str) -> Response:
+    """Resign the caller's seat.
+
+    With two seats playing, the match ends and the other seat wins (outcome reason
+    `resigned`). With more, the seat is ranked last and the takeover bot plays it to the
+    end, so the others' game goes on.
+    """
+    svc = service()
+    resigned = svc.resign(svc.caller(match_id, bearer_token()))
+    return _match_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, resigned)))
+
+
+@bp.post("/<match_id>/leave")
+@operation(
+    operation_id="leaveMatch", tag="lifecycle", summary="Leave (a bot takes the seat over)",
+    auth=Auth.REQUIRED, parameters=[MATCH_ID],
+    responses={
+        200: Reply("Left; the body is the caller's view, the seat shown as taken over", schemas.MATCH_VIEW,
+                   examples={"view": "MatchView"}, headers=ETAG_HEADER),
+        **LIFECYCLE_ERRORS,
+        409: _state_conflict("a bot already plays seat 1 (left)", "active"),
+    },
+)
+def leave(match_id: str) -> Response:
+    """Leave the match.
+
+    In a running match the bot of the match's `takeover_level` plays the seat from now on
+    (`takeover: left`); the token still shows the seat's view. In a waiting match the seat
+    is free again (the creator cancels the match instead).
+    """
+    svc = service()
+    left = svc.leave(svc.caller(match_id, bearer_token()))
+    return _match_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, left)))
+
+
+@bp.delete("/<match_id>")
+@operation(
+    operation_id="cancelMatch", tag="lifecycle", summary="Cancel a waiting match (its creator)",
+    auth=Auth.REQUIRED, parameters=[MATCH_ID],
+    responses={
+        200: Reply("Cancelled; the body is the view (status cancelled)", schemas.MATCH_VIEW,
+                   examples={"view": "MatchView"}, headers=ETAG_HEADER),
+        **LIFECYCLE_ERRORS, 403: "NotCreator",
+        409: _state_conflict("the match is active: only a waiting match can be cancelled", "active"),
+    },
+)
+def cancel(match_id: str) -> Response:
+    """Cancel a match that still waits for players.
+
+    Only the creator's token may. The match is no longer listed or joinable; its view
+    says `cancelled` until it expires.
+    """
+    svc = service()
+    cancelled = svc.cancel(svc.caller(match_id, bearer_token()))
+    return _match_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, cancelled)))
+
+
+@bp.post("/<match_id>/rematch")
+@operation(
+    operation_id="rematch", tag="lifecycle", summary="Take your seat in the rematch", auth=Auth.REQUIRED,
+    parameters=[MATCH_ID],
+    responses={
+        200: Reply("Your seat in the follow-up match: its view plus your new token (shown once)",
+                   schemas.SEAT_GRANT, examples={"rematch": "SeatGrant"},
+                   headers={"Location": {"description": "URL of the follow-up match",
+                                         "schema": {"type": "string"}}, **ETAG_HEADER}),
+        **LIFECYCLE_ERRORS,
+        409: _state_conflict("the match is active: a rematch follows a finished match", "active"),
+    },
+)
+def rematch(match_id: str) -> Response:
+    """Ask for a rematch of a finished match.
+
+    The first seat to ask creates the follow-up match: same game, options, clock and bots,
+    the seat order rotated by one (the second seat plays first), a new secret seed. Every
+    human seat that asks gets its own seat in that same match, with a new token; the
+    finished match's view links to it (`rematch`). It starts once every human seat asked.
+    """
+    svc = service()
+    follow_up, token = svc.rematch(svc.caller(match_id, bearer_token()))
+    response = _match_response(schemas.SEAT_GRANT.dump(presentation.granted_view(svc.store, follow_up, token)))
+    response.headers["Location"] = url_for("matches.show", match_id=follow_up.record.id)
+    return response
+
+
+@bp.get("/<match_id>/versions/<int:version>")
+@operation(
+    operation_id="getMatchVersion", tag="matches", summary="The view at an earlier version",
+    auth=Auth.OPTIONAL, parameters=[MATCH_ID, {"name": "version", "in": "path", "required": True,
+                                               "schema": {"type": "integer", "minimum": 1}, "example": 3}],
+    responses={
+        200: Reply("The view at that version", schemas.VERSION_VIEW,
+                   example={**MATCH_VIEW_EXAMPLE, "bot": None, "seat_views": None}),
+        401: "Unauthorized", 404: "NotFound",
+    },
+)
+def version(match_id: str, version: int) -> Response:
+    """The match at version n, as the caller saw it then.
+
+    A seat gets exactly what it could see at that version, a spectator the public view.
+    Once the match is finished, every seat's view of that version is added (`seat_views`),
+    and the seed is revealed. Step through a match with n = 1, 2, … up to `version`.
+    """
+    svc = service()
+    caller = svc.caller(match_id, bearer_token())
+    body = schemas.VERSION_VIEW.dump(presentation.version_view(svc.store, caller, version))
+    response = jsonify(body)
+    response.headers["ETag"] = etag(body["version"])
+    response.vary.add("Authorization")
     return response

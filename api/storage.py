@@ -9,11 +9,14 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
                 recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
+- `…:versions` list: per version, the record without snapshot, seed or tokens (history by version)
+- `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus two global sorted sets: `coven:index`, the matches that can be listed, and
-`coven:bots:due`, the pending bot turns (`<match>:<version>`) by when the sweeper
-should look at them next.
+Plus two global sorted sets: `coven:index`, the public matches that can be listed
+(private ones are never in it), and `coven:bots:due`, the pending turns
+(`<match>:<version>`) by when the sweeper should look at them next: a bot's
+turn, or a human's on a clock, at its deadline.
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -28,7 +31,7 @@ from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
-from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, text
+from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
 
 T = TypeVar("T")
 
@@ -57,6 +60,16 @@ def history_key(match_id: str) -> str:
 def bot_key(match_id: str) -> str:
     """The hash where the worker reports a thinking bot's progress."""
     return f"{_tag(match_id)}:bot"
+
+
+def versions_key(match_id: str) -> str:
+    """The list of a match's versions (entry n-1 is version n), for history by version."""
+    return f"{_tag(match_id)}:versions"
+
+
+def seen_key(match_id: str) -> str:
+    """The hash of when each seat last acted or polled."""
+    return f"{_tag(match_id)}:seen"
 
 
 def recovery_key(match_id: str, version: int) -> str:
@@ -88,7 +101,8 @@ def channel_for(match_id: str) -> str:
 
 def keys_of(match_id: str) -> list[str]:
     """Every long-lived key of a match (they share one expiry)."""
-    return [match_key(match_id), history_key(match_id), bot_key(match_id)]
+    return [match_key(match_id), history_key(match_id), bot_key(match_id), versions_key(match_id),
+            seen_key(match_id)]
 
 
 # --- the store ------------------------------------------------------------------
@@ -116,6 +130,7 @@ class Store:
         pipe.hset(match_key(mid), mapping=record.to_redis())
         if appended:
             pipe.rpush(history_key(mid), *[json.dumps(m, separators=(",", ":")) for m in appended])
+        pipe.rpush(versions_key(mid), json.dumps(record.version_json(), separators=(",", ":")))
         ttl = self.ttl_for_status(record.status)
         for key in keys_of(mid):
             pipe.expire(key, ttl)
@@ -149,11 +164,50 @@ class Store:
 
     def after_write(self, record: MatchRecord) -> None:
         """Keep the listing index in step and wake every waiter of the match."""
-        if record.status in LISTED:
+        if record.status in LISTED and record.visibility == Visibility.PUBLIC:
             self.redis.zadd(INDEX_KEY, {record.id: record.created})
         else:
             self.redis.zrem(INDEX_KEY, record.id)
         self.publish(record.id, {"kind": "match", "version": record.version})
+
+    def now(self, pipe: Redis | Pipeline | None = None) -> float:
+        """Redis's clock, in epoch seconds: every process measures turns by the same clock."""
+        seconds, micros = (pipe or self.redis).time()
+        return seconds + micros / 1e6
+
+    def version_at(self, match_id: str, version: int) -> dict[str, Any] | None:
+        """What `version_json` stored for `version` of a match, or None when there is no such version."""
+        if version < 1:
+            return None
+        raw = self.redis.lindex(versions_key(match_id), version - 1)
+        return json.loads(raw) if raw else None
+
+    def history_prefix(self, match_id: str, length: int) -> list[Any]:
+        """The first `length` moves of a match's history."""
+        if length <= 0:
+            return []
+        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, length - 1)]
+
+    # presence ---------------------------------------------------------------------------
+
+    def saw(self, match_id: str, seat: int, when: float, ttl: int) -> None:
+        """Note that `seat` acted or polled at `when` (the key lives at most `ttl` more seconds)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(seen_key(match_id), str(seat), repr(when))
+            pipe.expire(seen_key(match_id), ttl)
+            pipe.execute()
+
+    def delete(self, match_id: str) -> None:
+        """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(*keys_of(match_id))
+            pipe.zrem(INDEX_KEY, match_id)
+            pipe.execute()
+
+    def last_seen(self, match_id: str) -> dict[int, float]:
+        """When each seat last acted or polled (seats never seen are absent)."""
+        raw = self.redis.hgetall(seen_key(match_id))
+        return {int(text(seat)): float(text(when)) for seat, when in raw.items()}
 
     def publish(self, match_id: str, message: dict[str, Any]) -> None:
         """Announce a change on the match's channel."""
@@ -216,8 +270,14 @@ class Store:
     # due bot turns --------------------------------------------------------------------
 
     def mark_due(self, match_id: str, version: int, when: float) -> None:
-        """Have the sweeper look at the bot turn at `version` at `when` (epoch seconds)."""
+        """Have the sweeper look at the turn at `version` at `when` (epoch seconds): a bot's turn,
+        or a human's on a clock at its deadline."""
         self.redis.zadd(DUE_KEY, {f"{match_id}:{version}": when})
+
+    def next_due(self) -> float | None:
+        """When the earliest due turn is to be looked at (None: no turn pending)."""
+        first = self.redis.zrange(DUE_KEY, 0, 0, withscores=True)
+        return float(first[0][1]) if first else None
 
     def unmark_due(self, match_id: str, version: int) -> None:
         """The bot turn at `version` needs no more looking after."""

@@ -16,8 +16,8 @@ GAME_IDS = [game.info.id for game in all_games()]
 
 @pytest.fixture
 def duel(client):
-    """A seeded two-human witches match: the seat to act leads a trick from a full hand."""
-    created = create(client, "witches", [{"type": "human"}, {"type": "human"}], seed="duel")
+    """A two-human witches match: the seat to act leads the first trick from a full hand."""
+    created = create(client, "witches", [{"type": "human"}, {"type": "human"}])
     joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
     return {"id": created["id"], "tokens": {0: created["token"], 1: joined["token"]}}
 
@@ -225,10 +225,10 @@ def test_join_a_named_seat_and_location(client) -> None:
 
 
 def test_seeded_matches_replay(client) -> None:
-    a = create(client, "witches", [{"type": "human"}, {"type": "human"}], seed="same")
-    b = create(client, "witches", [{"type": "human"}, {"type": "human"}], seed="same")
+    a = create(client, "witches", [{"type": "human"}, {"type": "bot"}], seed="same")
+    b = create(client, "witches", [{"type": "human"}, {"type": "bot"}], seed="same")
     assert a["seeded"] and a["state"] == b["state"]
-    c = create(client, "witches", [{"type": "human"}, {"type": "human"}])
+    c = create(client, "witches", [{"type": "human"}, {"type": "bot"}])
     assert c["seeded"] is False
 
 

@@ -7,15 +7,19 @@ may not see); a spectator is seat None. Seat rows are built here, once.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from api.records import BotStatus, MatchRecord, MatchStatus, SeatType
+from api.records import ENDED, BotStatus, MatchRecord, MatchStatus, SeatType, Takeover, Visibility
+from api.service import clocks
 from api.service.model import Caller, Loaded
 from api.storage import Store
 from engine import CHANCE
 from engine.core import Outcome
+from engine.fairness import commitment
+from engine.resignation import by_resignation, with_resignations
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,30 @@ class SeatRow:
     type: SeatType
     level: str | None
     filled: bool
+    name: str | None = None
+    takeover: Takeover | None = None
+    reserved: bool = False
+    timeouts: int = 0
+    last_seen: str | None = None
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """The match's clock: its settings, the deadline of the move expected now, each seat's time."""
+
+    move_seconds: float | None
+    bank_seconds: float | None
+    increment_seconds: float | None
+    deadline: str | None
+    remaining: list[float | None]
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """The SHA-256 commitment to the match's secret seed; the seed itself once the match is over."""
+
+    commitment: str
+    seed: str | None
 
 
 @dataclass(frozen=True)
@@ -60,13 +88,27 @@ class MatchView:
     options: dict[str, Any]
     created: str
     updated: str
+    visibility: Visibility = Visibility.PUBLIC
+    takeover_level: str = ""
+    clock: ClockView | None = None
+    fairness: Fairness | None = None
+    resigned: list[int] | None = None
+    rematch: str | None = None
+    previous: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionView(MatchView):
+    """The match as the caller saw it at an earlier version; once it is finished, every seat's view."""
+
+    seat_views: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
 class GrantedView(MatchView):
     """The view of a seat just taken, with its token (shown this once)."""
 
-    token: str
+    token: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,6 +129,8 @@ class LogEntry:
     seat: int | None
     chance: bool
     move: Any
+    name: str | None = None
+    timeout: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +138,10 @@ class MatchLog:
     id: str
     version: int
     entries: list[LogEntry]
+    game: str = ""
+    players: int = 0
+    options: dict[str, Any] | None = None
+    fairness: Fairness | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +155,8 @@ class MatchSummary:
     seats: list[SeatRow]
     open_seats: list[int]
     created: str
+    seeded: bool = False
+    clock: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -119,40 +169,113 @@ def iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def seat_rows(record: MatchRecord) -> list[SeatRow]:
-    """Every seat of a match, in play order."""
-    return [SeatRow(index, seat.type, seat.level, seat.filled) for index, seat in enumerate(record.seats)]
+def iso_ms(timestamp: float) -> str:
+    """An epoch time as ISO 8601 UTC, to the millisecond (clock deadlines)."""
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def seat_rows(record: MatchRecord, seen: dict[int, float] | None = None) -> list[SeatRow]:
+    """Every seat of a match, in play order, with when each was last seen (when known)."""
+    seen = seen or {}
+    return [
+        SeatRow(index, seat.type, seat.level, seat.filled, seat.display_name, seat.takeover, seat.reserved,
+                seat.timeouts, iso(seen[index]) if index in seen else None)
+        for index, seat in enumerate(record.seats)
+    ]
 
 
 def legal_moves_of(caller: Caller) -> list[Any]:
-    """The caller's legal moves as JSON: empty unless the match runs and the caller is to act."""
+    """The caller's legal moves as JSON: empty unless the match runs and the caller plays its turn."""
     record, game = caller.record, caller.game
     if record.status != MatchStatus.ACTIVE or caller.seat is None or caller.seat != caller.to_act:
+        return []
+    if record.seats[caller.seat].played_by_bot:
         return []
     return [game.move_to_json(move) for move in game.legal_moves(caller.state)]
 
 
+def match_outcome(loaded: Loaded) -> Outcome | None:
+    """How a finished match ended: the game's outcome with resigned seats ranked last, or the
+    win of the one seat left when every other resigned."""
+    record, game, state = loaded.record, loaded.game, loaded.state
+    if record.status != MatchStatus.FINISHED:
+        return None
+    if game.is_terminal(state):
+        outcome = game.outcome(state)
+        return None if outcome is None else with_resignations(outcome, record.resigned)
+    return by_resignation(len(record.seats), record.resigned)
+
+
+def clock_view(record: MatchRecord, to_act: int | None, now: float) -> ClockView | None:
+    """The clock as it stands at `now`."""
+    if record.clock is None:
+        return None
+    clock = record.clock
+    return ClockView(clock.get("move_seconds"), clock.get("bank_seconds"), clock.get("increment_seconds"),
+                     iso_ms(record.deadline) if record.deadline is not None else None,
+                     clocks.remaining(record, to_act, now))
+
+
+def fairness_of(record: MatchRecord) -> Fairness:
+    """The commitment to the seed, and the seed once nothing can change any more."""
+    return Fairness(commitment(record.seed), record.seed if record.status in ENDED else None)
+
+
 def match_view(store: Store, caller: Caller) -> MatchView:
     """The match as the caller's seat may see it."""
+    return MatchView(**_view_fields(caller, store.last_seen(caller.record.id), time.time()),
+                     bot=bot_activity(store, caller))
+
+
+def version_view(store: Store, caller: Caller, version: int) -> VersionView:
+    """The match at `version` as the caller's seat saw it then (a spectator: the public view);
+    once the match is finished, with every seat's view and the seed."""
+    from api.service.errors import VersionNotFound
+
+    data = store.version_at(caller.record.id, version)
+    if data is None:
+        raise VersionNotFound(f"match {caller.record.id} has versions 1 to {caller.record.version}, not {version}",
+                              current_version=caller.record.version)
+    game = caller.game
+    past = caller.record.at_version(data)
+    state = game.new_state(len(past.seats), past.options)
+    for move in store.history_prefix(past.id, past.history_length):
+        game.step(state, game.move_from_json(move))
+    then = Caller(past, game, state, caller.seat)
+    fields = _view_fields(then, {}, past.updated)
+    finished = caller.record.status == MatchStatus.FINISHED
+    fields["fairness"] = fairness_of(caller.record)
+    seat_views = [game.view(state, seat) for seat in range(len(past.seats))] if finished else None
+    return VersionView(**fields, bot=None, seat_views=seat_views)
+
+
+def _view_fields(caller: Caller, seen: dict[int, float], now: float) -> dict[str, Any]:
+    """Every field of a view but the bot's activity."""
     record, game, state = caller.record, caller.game, caller.state
-    to_act = caller.to_act
-    return MatchView(
-        id=record.id,
-        game=record.game,
-        version=record.version,
-        status=record.status,
-        to_act=to_act,
-        you=caller.seat,
-        seats=seat_rows(record),
-        state=game.view(state, caller.seat),
-        legal_moves=legal_moves_of(caller),
-        outcome=game.outcome(state) if game.is_terminal(state) else None,
-        bot=bot_activity(store, caller),
-        seeded=record.seeded,
-        options=record.options,
-        created=iso(record.created),
-        updated=iso(record.updated),
-    )
+    to_act = caller.to_act if record.status not in ENDED else None
+    return {
+        "id": record.id,
+        "game": record.game,
+        "version": record.version,
+        "status": record.status,
+        "to_act": to_act,
+        "you": caller.seat,
+        "seats": seat_rows(record, seen),
+        "state": game.view(state, caller.seat),
+        "legal_moves": legal_moves_of(caller),
+        "outcome": match_outcome(caller),
+        "seeded": record.seeded,
+        "options": record.options,
+        "created": iso(record.created),
+        "updated": iso(record.updated),
+        "visibility": record.visibility,
+        "takeover_level": record.takeover_level,
+        "clock": clock_view(record, to_act, now),
+        "fairness": fairness_of(record),
+        "resigned": list(record.resigned),
+        "rematch": record.rematch,
+        "previous": record.previous,
+    }
 
 
 def granted_view(store: Store, caller: Caller, token: str) -> GrantedView:
@@ -169,15 +292,19 @@ def match_log(store: Store, caller: Caller) -> MatchLog:
     """The move history as the caller may see it: redacted while the match runs, full after."""
     record, game, seat = caller.record, caller.game, caller.seat
     state = game.new_state(len(record.seats), record.options)
-    finished = record.status == MatchStatus.FINISHED
+    finished = record.status in ENDED
+    timeouts = set(record.timeout_moves)
     entries = []
     for index, data in enumerate(store.history(record.id)):
         move = game.move_from_json(data)
         player = game.current_player(state)
         shown = game.move_to_json(move) if finished else game.log_entry(state, move, seat)
-        entries.append(LogEntry(index, player if player >= 0 else None, player == CHANCE, shown))
+        mover = player if player >= 0 else None
+        name = record.seats[mover].display_name if mover is not None else None
+        entries.append(LogEntry(index, mover, player == CHANCE, shown, name, index in timeouts))
         game.step(state, move)
-    return MatchLog(record.id, record.version, entries)
+    return MatchLog(record.id, record.version, entries, record.game, len(record.seats), record.options,
+                    fairness_of(record))
 
 
 def listing(store: Store, limit: int, game: str | None, status: MatchStatus | None) -> MatchList:
@@ -187,7 +314,8 @@ def listing(store: Store, limit: int, game: str | None, status: MatchStatus | No
         if (game and record.game != game) or (status and record.status != status):
             continue
         rows.append(MatchSummary(record.id, record.game, record.status, record.version,
-                                 seat_rows(record), record.open_seats, iso(record.created)))
+                                 seat_rows(record), record.open_seats, iso(record.created), record.seeded,
+                                 record.clock))
         if len(rows) >= limit:
             break
     return MatchList(rows)

@@ -13,9 +13,9 @@ from typing import Any
 
 from api import schemas, storage
 from api.drain import DRAIN
-from api.records import MatchStatus
+from api.records import ENDED
 from api.service.commands import MatchService
-from api.service.model import Caller
+from api.service.model import Caller, Loaded
 from api.service.presentation import bot_activity, match_view
 
 
@@ -36,9 +36,21 @@ def wait(service: MatchService, caller: Caller, after_version: int, timeout: flo
             remaining = deadline - time.monotonic()
             if loaded.record.version > after_version or remaining <= 0 or DRAIN.started.is_set():
                 return loaded.seen_by(caller.seat)  # (shutting down: answer now; the client polls again)
-            pubsub.get_message(timeout=remaining)
+            pubsub.get_message(timeout=until_clock_runs_out(service, loaded, remaining))
     finally:
         pubsub.close()
+
+
+def until_clock_runs_out(service: MatchService, loaded: Loaded, at_most: float) -> float:
+    """How long a waiter may sleep: `at_most`, or until the clock of the seat to act runs out. A
+    clock that ran out gets its move queued here, so a watched match never waits for the sweeper."""
+    if loaded.record.deadline is None:
+        return at_most
+    left = loaded.record.deadline - time.time()
+    if left <= 0:
+        service.ensure_progress(loaded)
+        return at_most
+    return min(at_most, left + 0.05)
 
 
 def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
@@ -66,7 +78,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
                 sent = loaded.record.version
                 view = match_view(service.store, loaded.seen_by(seat))
                 yield sse("match", schemas.MATCH_VIEW.dump(view), sent)
-                if loaded.record.status == MatchStatus.FINISHED:
+                if loaded.record.status in ENDED:
                     return
                 service.ensure_progress(loaded)
             if DRAIN.started.is_set():  # the process is shutting down: reconnect elsewhere
@@ -76,7 +88,8 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
             if remaining <= 0:
                 return
             asked = time.monotonic()
-            message = pubsub.get_message(timeout=min(remaining, config.SSE_KEEPALIVE_SECONDS))
+            lull = min(remaining, config.SSE_KEEPALIVE_SECONDS)
+            message = pubsub.get_message(timeout=until_clock_runs_out(service, loaded, lull))
             if message is None:
                 # None also follows an ignored subscribe confirmation: only a real lull is idle.
                 if time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
