@@ -23,7 +23,7 @@ compiled: $(STAMP)
 	$(BIN)/python setup.py --quiet build_ext --inplace
 	$(BIN)/python -c "from engine.compiled import main; main()"
 
-run: $(STAMP)
+run: compiled
 	$(BIN)/python -m api.devserver
 
 test: lint chromium compiled
@@ -39,13 +39,13 @@ chromium:
 	    echo "make: the browser tests need Debian's chromium package: sudo apt-get install chromium"; \
 	  fi; }
 
-strength: $(STAMP)
+strength: compiled
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
 	$(MAKE) ladder
 
 # The rated ladder (ai/ratings.json, shown by GET /v1/games): LADDER_GAMES games per pair of players.
 LADDER_GAMES ?= 100
-ladder: $(STAMP)
+ladder: compiled
 	$(BIN)/python -m ai.ladder --per-pair $(LADDER_GAMES)
 
 bench: compiled
