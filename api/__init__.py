@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
     from flask import Flask
-    from flask_cors import CORS
     from redis import Redis
+    from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from api import docs, games, health, matches, sweep
+    from api import docs, games, health, limits, matches, sweep
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -24,21 +24,39 @@ def create_app(config: Config | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(config.as_flask())
     app.json.sort_keys = False  # keep schema field order in responses
+    if config.TRUSTED_PROXY_HOPS > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.TRUSTED_PROXY_HOPS)  # type: ignore[method-assign]
     redis = Redis.from_url(config.REDIS_URL, health_check_interval=30)
     app.extensions["coven"] = MatchService(redis, config)
-    if config.CORS_ORIGINS:
-        origins = "*" if "*" in config.CORS_ORIGINS else list(config.CORS_ORIGINS)
-        CORS(
-            app,
-            origins=origins,
-            expose_headers=["ETag", "Location", "Idempotent-Replayed"],
-            allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
-                           "Last-Event-ID"],
-        )
     app.register_blueprint(health.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(docs.bp)
     register_error_handlers(app)
+    limits.init_app(app, config)
+    _allow_cross_origin(app, config)
     app.cli.add_command(sweep.sweep_bots_command)
     return app
+
+
+def _allow_cross_origin(app: Flask, config: Config) -> None:
+    """CORS for the configured origins only, with the methods and headers the routes have."""
+    from flask_cors import CORS
+
+    if not config.CORS_ORIGINS:
+        return
+    methods = sorted({m for rule in app.url_map.iter_rules() for m in rule.methods or ()}
+                     - {"HEAD", "OPTIONS"})
+    wildcard = "*" in config.CORS_ORIGINS
+    CORS(
+        app,
+        origins="*" if wildcard else list(config.CORS_ORIGINS),
+        send_wildcard=wildcard,  # "*" is answered as "*", never by echoing the caller's origin
+        methods=methods,
+        expose_headers=["ETag", "Location", "Idempotent-Replayed", "Link", "Retry-After",
+                        "RateLimit", "RateLimit-Policy", "X-Request-ID"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
+                       "Last-Event-ID", "X-Request-ID"],
+        max_age=600,
+        vary_header=True,
+    )

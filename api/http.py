@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import current_app, request
@@ -11,6 +12,14 @@ from werkzeug.exceptions import UnsupportedMediaType
 
 from api.errors import BadRequestBody, QueryError
 from api.service import MatchService, PreconditionFailed, Unauthorized
+
+#: The longest Idempotency-Key accepted; a longer one is refused (400), never cut.
+IDEMPOTENCY_KEY_MAX_LENGTH = 255
+#: JSON bodies nest at most this deep (a move needs four levels).
+MAX_JSON_DEPTH = 32
+
+_VERSION = re.compile(r"[0-9]{1,18}")  # ASCII digits only: "²".isdigit() is True
+_IDEMPOTENCY_KEY = re.compile(rf"[\x21-\x7e]{{1,{IDEMPOTENCY_KEY_MAX_LENGTH}}}")
 
 
 def service() -> MatchService:
@@ -27,10 +36,14 @@ def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
         raise UnsupportedMediaType("send the body as application/json")
     try:
         data = json.loads(raw)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise BadRequestBody(f"the body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError:
         raise BadRequestBody("the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise BadRequestBody("the body must be a JSON object")
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise BadRequestBody(f"the body nests deeper than {MAX_JSON_DEPTH} levels")
     return schema.load(data)
 
 
@@ -58,12 +71,59 @@ def if_match_version() -> int | None:
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
         return None
-    value = header.strip().removeprefix("W/").strip('"')
-    if not value.isdigit():
-        raise PreconditionFailed(f"If-Match {header!r} names no version of this match")
-    return int(value)
+    value = parse_version(header.strip().removeprefix("W/").strip('"'))
+    if value is None:
+        raise PreconditionFailed(f"If-Match {_shown(header)} names no version of this match")
+    return value
+
+
+def last_event_version() -> int | None:
+    """The version named by Last-Event-ID, None when absent; 400 when it is not one we sent."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None or not header.strip():
+        return None
+    value = parse_version(header.strip())
+    if value is None:
+        raise BadRequestBody(f"Last-Event-ID {_shown(header)} is not an event id of this stream")
+    return value
+
+
+def idempotency_key() -> str | None:
+    """The Idempotency-Key header; 400 past its maximum length or with other than visible ASCII."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise BadRequestBody(
+            f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters "
+            f"(got {len(key)} characters)"
+        )
+    return key
+
+
+def parse_version(text: str) -> int | None:
+    """A version written in ASCII digits (at most 18 of them), else None."""
+    return int(text) if _VERSION.fullmatch(text) else None
 
 
 def etag(version: int) -> str:
     """The ETag of a match version."""
     return f'"{version}"'
+
+
+def _shown(header: str) -> str:
+    """A header value for an error message: quoted, and cut when long."""
+    return repr(header if len(header) <= 40 else header[:40] + "…")
+
+
+def _depth(data: Any) -> int:
+    """How deep a parsed JSON value nests (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            stack.extend((item, depth + 1) for item in value)
+    return deepest

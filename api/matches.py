@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context, url_for
 
-from api.http import bearer_token, etag, if_match_version, load_body, load_query, service
+from api import limits
+from api.http import (
+    bearer_token,
+    etag,
+    idempotency_key,
+    if_match_version,
+    last_event_version,
+    load_body,
+    load_query,
+    service,
+)
 from api.schemas import (
     CreateMatchSchema,
     JoinSchema,
@@ -17,6 +27,7 @@ from api.schemas import (
     MoveRequestSchema,
     SeatGrantSchema,
 )
+from api.service import Unauthorized
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
@@ -74,7 +85,10 @@ def create() -> Response:
         422: Invalid
     """
     data = load_body(CreateMatchSchema())
-    loaded, grant = service().create(data["game"], data["seats"], data["options"], data.get("seed"))
+    svc = service()
+    limits.check_open_matches(svc.store, svc.config, data["seats"])
+    loaded, grant = svc.create(data["game"], data["seats"], data["options"], data.get("seed"))
+    limits.remember_open_match(svc.store, svc.config, loaded.record.id, loaded.record.status)
     seat = grant.seat if grant else None
     body = service().view(loaded, seat)
     if grant is not None:
@@ -237,7 +251,11 @@ def play(match_id: str) -> Response:
       parameters:
         - MatchId
         - {name: If-Match, in: header, schema: {type: string}, example: '"3"'}
-        - {name: Idempotency-Key, in: header, schema: {type: string, maxLength: 200}, example: 5f0c6d1e-move-3}
+        - name: Idempotency-Key
+          in: header
+          description: makes a retry safe; 1 to 255 visible ASCII characters (longer ones get 400)
+          schema: {type: string, minLength: 1, maxLength: 255, pattern: '^[!-~]+$'}
+          example: 5f0c6d1e-move-3
       requestBody:
         required: true
         content:
@@ -270,6 +288,8 @@ def play(match_id: str) -> Response:
     svc = service()
     loaded = svc.load(match_id)
     seat = svc.seat_for_token(loaded.record, bearer_token())
+    if seat is None:
+        raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
     header_version = if_match_version()
     data = load_body(MoveRequestSchema())
     version, from_header = data.get("version"), False
@@ -278,8 +298,7 @@ def play(match_id: str) -> Response:
             version = -1  # the body and If-Match disagree: at most one can be current
         else:
             version, from_header = header_version, True
-    key = request.headers.get("Idempotency-Key")
-    result = svc.play(match_id, seat, data["move"], version, from_header, key[:200] if key else None)
+    result = svc.play(match_id, seat, data["move"], version, from_header, idempotency_key())
     response = _match_response(MatchViewSchema().dump(result.body))
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
@@ -351,8 +370,7 @@ def events(match_id: str) -> Response:
     svc = service()
     loaded = svc.load(match_id)
     seat = svc.seat_for_token(loaded.record, bearer_token())
-    last = request.headers.get("Last-Event-ID", "").strip()
-    last_version = int(last) if last.isdigit() else None
+    last_version = last_event_version()
     stream = stream_with_context(svc.events(match_id, seat, last_version))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"

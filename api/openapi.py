@@ -27,6 +27,11 @@ Create a match (you get a seat token, once), send it as `Authorization: Bearer <
 read your view, post one of your `legal_moves` verbatim with the `version` you saw,
 and wait for your turn by long-polling (`?after_version=N&wait=30`) or with the
 event stream. Every error is `application/problem+json` (RFC 9457).
+
+Requests under `/v1` are rate-limited: creations and joins per client address, moves per
+seat token, reads per client address, and the matches one address leaves waiting for players
+are capped. Answers carry the IETF `RateLimit-Policy` and `RateLimit` headers; a refused
+request gets `429` with `Retry-After`.
 """
 
 MATCH_VIEW_EXAMPLE: dict[str, Any] = {
@@ -78,6 +83,23 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
 }
 
 
+RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit-Policy": {
+        "description": "The limits that apply (IETF draft-ietf-httpapi-ratelimit-headers): a name, "
+                       "`q` requests per `w` seconds",
+        "schema": {"type": "string"}, "example": '"create-per-minute";q=20;w=60',
+    },
+    "RateLimit": {
+        "description": "The limit nearest to refusing: `r` requests remain, renewed in `t` seconds",
+        "schema": {"type": "string"}, "example": '"create-per-minute";r=0;t=42',
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before retrying", "schema": {"type": "integer", "minimum": 1},
+        "example": 42,
+    },
+}
+
+
 def build_spec(app: Flask) -> APISpec:
     """The APISpec of `app`: schemas, shared responses, then every route's operations."""
     spec = APISpec(
@@ -106,6 +128,17 @@ def build_spec(app: Flask) -> APISpec:
         "description": "Not modified: If-None-Match names the current version; no body",
         "headers": {"ETag": {"description": "The version, quoted", "schema": {"type": "string"}}},
     })
+    for name, header in RATE_LIMIT_HEADERS.items():
+        spec.components.header(name, header)
+    spec.components.response("TooManyRequests", {
+        "description": "Rate limit reached, or too many matches left waiting by this address; "
+                       "retry after `Retry-After` seconds",
+        "headers": {name: name for name in RATE_LIMIT_HEADERS},
+        "content": {"application/problem+json": {"schema": "Problem", "example": {
+            "type": "https://coven.example/problems/too-many-requests", "title": "Too many requests",
+            "status": 429, "detail": "rate limit create-per-minute (20 per 1 minute) reached; retry later",
+            "instance": "/v1/matches", "policy": "create-per-minute"}}},
+    })
     spec.components.example("MatchView", {"summary": "a seat's view", "value": MATCH_VIEW_EXAMPLE})
     spec.components.example(
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
@@ -129,6 +162,9 @@ def build_spec(app: Flask) -> APISpec:
             continue
         view = app.view_functions[rule.endpoint]
         operations = load_operations_from_docstring(view.__doc__ or "")
+        if rule.rule.startswith("/v1/"):
+            for operation in operations.values():
+                operation["responses"].setdefault(429, "TooManyRequests")
         spec.path(path=_openapi_path(rule.rule), operations=operations)
     return spec
 

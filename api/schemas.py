@@ -220,6 +220,7 @@ class ProblemSchema(Schema):
     current_version = fields.Integer(metadata=_doc("the match's version (conflicts)"))
     to_act = fields.Integer(allow_none=True)
     status_of_match = fields.String(data_key="match_status")
+    policy = fields.String(metadata=_doc("the rate limit reached (429)", "create-per-minute"))
 
 
 class HealthSchema(Schema):

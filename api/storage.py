@@ -10,7 +10,9 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus one global sorted set (`coven:index`) of matches that can be listed.
+Plus one global sorted set (`coven:index`) of matches that can be listed, and per client
+address a sorted set of the waiting matches it opened (`coven:open-by:<address>`). Keys that
+span matches are written after a match's transaction, never inside it (cluster slot rules).
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -69,6 +71,11 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
 def channel_for(match_id: str) -> str:
     """The pub/sub channel announcing a match's changes."""
     return f"{_tag(match_id)}:events"
+
+
+def open_matches_key(owner: str) -> str:
+    """The sorted set of the matches one client address opened (to cap those left waiting)."""
+    return f"{PREFIX}:open-by:{owner}"
 
 
 def keys_of(match_id: str) -> list[str]:
@@ -250,6 +257,31 @@ class Store:
         if gone:
             self.redis.zrem(INDEX_KEY, *gone)
         return records
+
+    # open matches per client address ------------------------------------------------
+
+    def waiting_matches_of(self, owner: str) -> list[str]:
+        """The ids of the matches `owner` opened that still wait for players; forgets the rest."""
+        key = open_matches_key(owner)
+        ids = [raw.decode() for raw in self.redis.zrange(key, 0, -1)]
+        if not ids:
+            return []
+        with self.redis.pipeline(transaction=False) as pipe:
+            for mid in ids:
+                pipe.hget(match_key(mid), "status")
+            statuses = pipe.execute()
+        waiting = [mid for mid, status in zip(ids, statuses, strict=True) if status == b"waiting"]
+        if len(waiting) < len(ids):
+            self.redis.zrem(key, *(set(ids) - set(waiting)))
+        return waiting
+
+    def remember_open_match(self, owner: str, match_id: str, ttl: int) -> None:
+        """Note that `owner` opened a waiting match (the set lives as long as its newest match)."""
+        key = open_matches_key(owner)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(key, {match_id: time.time()})
+            pipe.expire(key, ttl)
+            pipe.execute()
 
     # idempotency records -----------------------------------------------------------
 

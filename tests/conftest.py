@@ -13,6 +13,13 @@ from collections.abc import Iterator
 import pytest
 from redis import Redis
 
+#: Limits no test reaches by accident; tests of the limits themselves set low ones.
+UNTHROTTLED = {
+    "RATE_LIMIT_CREATE": "100000/second", "RATE_LIMIT_JOIN": "100000/second",
+    "RATE_LIMIT_MOVE": "100000/second", "RATE_LIMIT_READ": "100000/second",
+    "OPEN_MATCHES_PER_ADDRESS": 100000,
+}
+
 
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
@@ -67,7 +74,7 @@ def config(redis_url: str, monkeypatch: pytest.MonkeyPatch):
 
     monkeypatch.setenv("REDIS_URL", redis_url)
     return Config(REDIS_URL=redis_url, LONG_POLL_MAX_SECONDS=5.0, SSE_MAX_SECONDS=10.0,
-                  SSE_KEEPALIVE_SECONDS=1.0, BOT_GRACE_SECONDS=1.0)
+                  SSE_KEEPALIVE_SECONDS=1.0, BOT_GRACE_SECONDS=1.0, **UNTHROTTLED)
 
 
 @pytest.fixture
@@ -104,3 +111,16 @@ def run_bots(redis, config):
         BurstWorker([queue], connection=redis).work(burst=True, logging_level="WARNING")
 
     return run
+
+
+@pytest.fixture
+def app_with(config, redis):
+    """A fresh app with some settings changed (e.g. low rate limits)."""
+    from api import create_app
+
+    def build(**changes):
+        application = create_app(config.override(**changes))
+        application.config["TESTING"] = True
+        return application
+
+    return build

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import free_port
+from conftest import UNTHROTTLED, free_port
 
 from engine import all_games
 
@@ -33,7 +33,8 @@ def readme_session() -> str:
 def live_api(redis_url: str) -> Iterator[str]:
     """A dev server (the Procfile's processes, as `make run` starts them) on a free port."""
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
+    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
+           **{name: str(value) for name, value in UNTHROTTLED.items()}}
     server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
