@@ -16,11 +16,12 @@ def create_app(config: Config | None = None) -> Flask:
     from redis import Redis
     from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from api import docs, games, health, limits, matches, sweep
+    from api import docs, games, health, limits, logs, matches, metrics, storage, sweep
     from api.errors import register_error_handlers
     from api.service import MatchService
 
     config = config or Config.from_env()
+    logs.configure_logging(config.LOG_LEVEL)
     app = Flask(__name__)
     app.config.update(config.as_flask())
     app.json.sort_keys = False  # keep schema field order in responses
@@ -33,6 +34,8 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(matches.bp)
     app.register_blueprint(docs.bp)
     register_error_handlers(app)
+    logs.init_app(app)  # first, so that even a request refused by a limit has its id
+    metrics.init_app(app, metrics.SharedCollector(redis, config.BOT_QUEUE, storage.STATUS_INDEXES))
     limits.init_app(app, config)
     _allow_cross_origin(app, config)
     app.cli.add_command(sweep.sweep_bots_command)

@@ -15,7 +15,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from ai.levels import get_level
-from api import storage
+from api import metrics, storage
 from api.config import Config
 
 JOB_FUNCTION = "ai.jobs.play_bot_turn"
@@ -72,6 +72,7 @@ class BotScheduler:
             mapping={"version": version, "status": "queued", "recoveries": recoveries + 1},
         )
         self._enqueue(match_id, version, level_name)
+        metrics.count_recovered_turn(self.redis)
         return True
 
     def _is_silent(self, match_id: str, version: int, level_name: str, job: Job | None) -> bool:

@@ -61,6 +61,13 @@ class Config:
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
     LIST_LIMIT: int = 100
+    #: /readyz fails when no bot worker sent a heartbeat within this many seconds (workers
+    #: send one at least every WORKER_TTL_SECONDS - 15 seconds).
+    READY_WORKER_SECONDS: float = 90.0
+    #: RQ workers' time to live: an idle worker refreshes its heartbeat 15 s before it runs out.
+    WORKER_TTL_SECONDS: int = 60
+    #: Level of the JSON logs (DEBUG, INFO, WARNING, ERROR).
+    LOG_LEVEL: str = "INFO"
     #: Rate limits on (Flask-Limiter, counters in REDIS_URL's Redis, shared by every web process).
     RATE_LIMITS_ENABLED: bool = True
     #: Match creations per client address (limits' syntax: "N/unit", several joined by ";").
@@ -98,6 +105,9 @@ class Config:
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
+            READY_WORKER_SECONDS=_env_float("READY_WORKER_SECONDS", base.READY_WORKER_SECONDS),
+            WORKER_TTL_SECONDS=_env_int("WORKER_TTL_SECONDS", base.WORKER_TTL_SECONDS),
+            LOG_LEVEL=os.environ.get("LOG_LEVEL") or base.LOG_LEVEL,
             RATE_LIMITS_ENABLED=_env_bool("RATE_LIMITS_ENABLED", base.RATE_LIMITS_ENABLED),
             RATE_LIMIT_CREATE=os.environ.get("RATE_LIMIT_CREATE") or base.RATE_LIMIT_CREATE,
             RATE_LIMIT_JOIN=os.environ.get("RATE_LIMIT_JOIN") or base.RATE_LIMIT_JOIN,

@@ -158,7 +158,7 @@ def build_spec(app: Flask) -> APISpec:
             "content": {"application/problem+json": {"schema": "Problem", "example": example}},
         })
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, r.endpoint)):
-        if not rule.endpoint.startswith(("health.", "games.", "matches.")):
+        if not rule.endpoint.startswith(("health.", "metrics.", "games.", "matches.")):
             continue
         view = app.view_functions[rule.endpoint]
         operations = load_operations_from_docstring(view.__doc__ or "")

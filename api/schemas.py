@@ -226,6 +226,7 @@ class ProblemSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(metadata=_doc("ok", "ok"))
     redis = fields.String(metadata=_doc("ok or the error", "ok"))
+    workers = fields.Integer(metadata=_doc("bot workers with a recent heartbeat (readyz)", 1))
 
 
 class LegalMovesSchema(Schema):

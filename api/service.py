@@ -24,7 +24,7 @@ from redis import Redis
 from redis.client import Pipeline
 
 from ai.levels import LEVELS
-from api import storage
+from api import metrics, storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.storage import MatchRecord, SeatRecord, Store
@@ -423,7 +423,7 @@ class MatchService:
         watch = (idem,) if idem else ()
         result, committed = self.store.transact(match_id, change, *watch)
         if committed is not None:
-            self._after_change(committed)
+            self._after_change(committed, moved_by="human")
         return result
 
     def play_bot(self, match_id: str, version: int, move: Move) -> Loaded | None:
@@ -441,7 +441,7 @@ class MatchService:
 
         after = self.store.transact(match_id, change)
         if after is not None:
-            self._after_change(after)
+            self._after_change(after, moved_by="bot")
         return after
 
     def bot_turn(self, match_id: str, version: int) -> tuple[Loaded, int] | None:
@@ -589,8 +589,12 @@ class MatchService:
         self.store.write(pipe, record, appended)
         return Loaded(record, game, state)
 
-    def _after_change(self, loaded: Loaded) -> None:
+    def _after_change(self, loaded: Loaded, moved_by: str | None = None) -> None:
         self.store.after_write(loaded.record)
+        if moved_by is not None:
+            metrics.count_move(self.redis, loaded.record.game, moved_by)
+            if loaded.record.status == "finished":
+                metrics.count_finished(self.redis, loaded.record.game)
         self._schedule_bot(loaded)
 
     def _schedule_bot(self, loaded: Loaded) -> None:

@@ -10,7 +10,9 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus one global sorted set (`coven:index`) of matches that can be listed, and per client
+Plus the lobby's sorted sets of matches that can be listed (waiting or active), scored by
+creation time: `coven:index` (all of them), `coven:lobby:<game|*>:<status|*>` (exact filters
+by game, by status, by both), and per client
 address a sorted set of the waiting matches it opened (`coven:open-by:<address>`). Keys that
 span matches are written after a match's transaction, never inside it (cluster slot rules).
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
@@ -29,10 +31,14 @@ from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
+from engine import all_games
+
 T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
+#: The statuses of matches the lobby lists.
+LISTED = ("waiting", "active")
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -76,6 +82,17 @@ def channel_for(match_id: str) -> str:
 def open_matches_key(owner: str) -> str:
     """The sorted set of the matches one client address opened (to cap those left waiting)."""
     return f"{PREFIX}:open-by:{owner}"
+
+
+def lobby_key(game: str | None, status: str | None) -> str:
+    """The sorted set of listed matches of one game and/or status (both None: all of them)."""
+    if game is None and status is None:
+        return INDEX_KEY
+    return f"{PREFIX}:lobby:{game or '*'}:{status or '*'}"
+
+
+#: The lobby's index of each listed status (for counting matches by status).
+STATUS_INDEXES = {status: lobby_key(None, status) for status in LISTED}
 
 
 def keys_of(match_id: str) -> list[str]:
@@ -215,12 +232,82 @@ class Store:
                     continue
 
     def after_write(self, record: MatchRecord) -> None:
-        """Keep the listing index in step and wake every waiter of the match."""
-        if record.status in ("waiting", "active"):
-            self.redis.zadd(INDEX_KEY, {record.id: record.created})
-        else:
-            self.redis.zrem(INDEX_KEY, record.id)
+        """Keep the lobby's indices in step and wake every waiter of the match.
+
+        The indices span matches, so they are written here, after the match's transaction.
+        """
+        self.index(record)
         self.publish(record.id, {"kind": "match", "version": record.version})
+
+    def index(self, record: MatchRecord) -> None:
+        """List `record` in the lobby indices of its game and status; unlist it from the others."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game in (None, record.game):
+                for status in (None, *LISTED):
+                    key = lobby_key(game, status)
+                    if record.status in LISTED and status in (None, record.status):
+                        pipe.zadd(key, {record.id: record.created})
+                    else:
+                        pipe.zrem(key, record.id)
+            pipe.execute()
+
+    def lobby_page(
+        self, game: str | None, status: str | None, limit: int, after: tuple[float, str] | None = None,
+    ) -> tuple[list[MatchRecord], tuple[float, str] | None]:
+        """Up to `limit` listed matches of `game` and `status`, newest first, starting after the
+        cursor `after` (creation time, id); and the cursor of the next page (None: no more).
+
+        Index entries of matches that expired or moved on are dropped as they are met.
+        """
+        key = lobby_key(game, status)
+        found: list[MatchRecord] = []
+        cursor = after
+        while len(found) <= limit:
+            batch = self._entries_after(key, cursor, 2 * (limit + 1 - len(found)))
+            if not batch:
+                break
+            for mid, record in zip(batch, self._load_many(batch), strict=True):
+                if record is None:
+                    self._unlist(mid)
+                elif record.status not in LISTED or (game and record.game != game) or (
+                        status and record.status != status):
+                    self.index(record)  # an entry a crash left behind: set it right
+                else:
+                    found.append(record)
+            last = self.redis.zscore(key, batch[-1])
+            cursor = (last, batch[-1]) if last is not None else None
+            if cursor is None:
+                break
+        page = found[:limit]
+        more = len(found) > limit
+        return page, ((page[-1].created, page[-1].id) if more and page else None)
+
+    def _entries_after(self, key: str, cursor: tuple[float, str] | None, count: int) -> list[str]:
+        """Up to `count` ids of `key`, newest first, after the entry `cursor` (score, id)."""
+        if cursor is None:
+            return [raw.decode() for raw in self.redis.zrevrangebyscore(key, "+inf", "-inf", 0, count)]
+        score, after_id = cursor
+        # Equal scores come in reverse order of id: the ones below the cursor's id are still to come.
+        same = [raw.decode() for raw in self.redis.zrevrangebyscore(key, score, score)]
+        ids = [mid for mid in same if mid < after_id]
+        older = self.redis.zrevrangebyscore(key, f"({score!r}", "-inf", 0, count)
+        return (ids + [raw.decode() for raw in older])[:count]
+
+    def _load_many(self, ids: list[str]) -> list[MatchRecord | None]:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for mid in ids:
+                pipe.hgetall(match_key(mid))
+            raws = pipe.execute()
+        return [MatchRecord.from_redis(raw) if raw else None for raw in raws]
+
+    def _unlist(self, match_id: str) -> None:
+        """Forget an expired match in every lobby index it may be in (its game is gone with it)."""
+        keys = [lobby_key(game, status) for game in (None, *(g.info.id for g in all_games()))
+                for status in (None, *LISTED)]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.zrem(key, match_id)
+            pipe.execute()
 
     def publish(self, match_id: str, message: dict[str, Any]) -> None:
         """Announce a change on the match's channel."""

@@ -30,32 +30,35 @@ def readme_session() -> str:
 
 
 @pytest.fixture(scope="module")
-def live_api(redis_url: str) -> Iterator[str]:
+def live_api(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A dev server (the Procfile's processes, as `make run` starts them) on a free port."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
            **{name: str(value) for name, value in UNTHROTTLED.items()}}
-    server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("the dev server did not come up")
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.send_signal(signal.SIGTERM)
+    # Its output (a JSON access line per request) goes to a file: a pipe nobody reads fills up
+    # and blocks the server.
+    with (tmp_path_factory.mktemp("live") / "server.log").open("wb") as output:
+        server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
+                                  stdout=output, stderr=subprocess.STDOUT)
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            raise
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        pytest.fail("the dev server did not come up")
+                    time.sleep(0.2)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
