@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -29,15 +30,16 @@ def readme_session() -> str:
     return blocks[0]
 
 
-@pytest.fixture(scope="module")
-def live_api(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A dev server (the Procfile's processes, as `make run` starts them) on a free port."""
+@contextlib.contextmanager
+def devserver(redis_url: str, log: Path, **settings: object) -> Iterator[str]:
+    """A dev server (the Procfile's processes, as `make run` starts them) on a free port, with
+    limits no test reaches and `settings` in its environment; yields its base URL."""
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
-           **{name: str(value) for name, value in UNTHROTTLED.items()}}
+           **{name: str(value) for name, value in {**UNTHROTTLED, **settings}.items()}}
     # Its output (a JSON access line per request) goes to a file: a pipe nobody reads fills up
     # and blocks the server.
-    with (tmp_path_factory.mktemp("live") / "server.log").open("wb") as output:
+    with log.open("wb") as output:
         server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
                                   stdout=output, stderr=subprocess.STDOUT)
         try:
@@ -59,6 +61,13 @@ def live_api(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             except subprocess.TimeoutExpired:
                 server.kill()
                 raise
+
+
+@pytest.fixture(scope="module")
+def live_api(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The dev server the README's curl session runs against."""
+    with devserver(redis_url, tmp_path_factory.mktemp("live") / "server.log") as url:
+        yield url
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
