@@ -75,7 +75,7 @@ class Config:
     #: Joins per client address.
     RATE_LIMIT_JOIN: str = "30/minute;300/hour"
     #: Moves per seat token.
-    RATE_LIMIT_MOVE: str = "10/second;600/minute"
+    RATE_LIMIT_MOVE: str = "30/second;1800/minute"
     #: Reads (every GET under /v1) per client address.
     RATE_LIMIT_READ: str = "50/second;1200/minute"
     #: Matches still waiting for players that one client address may have open at once.
