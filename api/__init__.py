@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
     from flask import Flask
+    from flask.json.provider import DefaultJSONProvider
     from redis import Redis
     from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from api import docs, games, health, limits, logs, matches, metrics, storage, sweep
+    from api import analysis, docs, games, health, limits, logs, matches, metrics, storage, sweep
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -24,7 +25,8 @@ def create_app(config: Config | None = None) -> Flask:
     logs.configure_logging(config.LOG_LEVEL)
     app = Flask(__name__)
     app.config.update(config.as_flask())
-    app.json.sort_keys = False  # keep schema field order in responses
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.sort_keys = False  # keep schema field order in responses
     if config.TRUSTED_PROXY_HOPS > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.TRUSTED_PROXY_HOPS)  # type: ignore[method-assign]
     redis = Redis.from_url(config.REDIS_URL, health_check_interval=30)
@@ -32,6 +34,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(health.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
+    app.register_blueprint(analysis.bp)
     app.register_blueprint(docs.bp)
     register_error_handlers(app)
     logs.init_app(app)  # first, so that even a request refused by a limit has its id

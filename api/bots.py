@@ -1,6 +1,6 @@
 """Scheduling bot turns on RQ, from the web side: enqueue once per version, recover stuck turns.
 
-The job is named by dotted path (`ai.jobs.play_bot_turn`) so the web process
+The job is named by dotted path (`api.bot_turn.play_bot_turn`) so the web process
 never imports the search. A turn's job id is `bot-<match>-<version>`: it is
 queued at most once, and a job for an older version finds nothing to do.
 """
@@ -17,8 +17,9 @@ from rq.job import Job, JobStatus
 from ai.levels import get_level
 from api import metrics, storage
 from api.config import Config
+from api.records import BotStatus
 
-JOB_FUNCTION = "ai.jobs.play_bot_turn"
+JOB_FUNCTION = "api.bot_turn.play_bot_turn"
 #: A turn is re-enqueued at most this many times by recovery (a bug must not loop forever).
 MAX_RECOVERIES = 5
 
@@ -69,7 +70,7 @@ class BotScheduler:
             job.delete()
         self.redis.hset(
             storage.bot_key(match_id),
-            mapping={"version": version, "status": "queued", "recoveries": recoveries + 1},
+            mapping={"version": version, "status": BotStatus.QUEUED.value, "recoveries": recoveries + 1},
         )
         self._enqueue(match_id, version, level_name)
         metrics.count_recovered_turn(self.redis)

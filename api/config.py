@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
@@ -83,7 +83,6 @@ class Config:
     #: Proxies in front of the web process whose X-Forwarded-For is trusted (0: none; the
     #: client address is then the peer's).
     TRUSTED_PROXY_HOPS: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> Config:
@@ -123,4 +122,4 @@ class Config:
 
     def as_flask(self) -> dict[str, Any]:
         """The settings as Flask config keys."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -4,6 +4,7 @@ Procfile's processes (web, bot worker, sweeper) under honcho; prints the URLs; C
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -61,6 +62,15 @@ def wait_for_redis(url: str, seconds: float = 10.0) -> None:
             time.sleep(0.1)
 
 
+def fresh_metrics_dir() -> Path:
+    """PROMETHEUS_MULTIPROC_DIR (default .run/metrics), emptied: gunicorn's workers write their
+    metrics there and /metrics adds them up; files of an earlier run would count twice."""
+    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or RUN_DIR / "metrics")
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -78,6 +88,7 @@ def main() -> int:
         redis_process, url = start_embedded_redis()
         print(f"coven: embedded redis-server at {url} (data in {RUN_DIR / 'redis'})", flush=True)
     env = {**os.environ, "REDIS_URL": url, "PORT": str(port),
+           "PROMETHEUS_MULTIPROC_DIR": str(fresh_metrics_dir()),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     honcho = subprocess.Popen(
         [sys.executable, "-m", "honcho", "start", "-f", str(ROOT / "Procfile"), "-d", str(ROOT),

@@ -16,7 +16,7 @@ from marshmallow import ValidationError
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
-from api.service import ServiceError
+from api.service.errors import ServiceError
 from engine.errors import EngineError, InvalidOptions
 from engine.registry import UnknownGame
 
@@ -52,7 +52,7 @@ class BadRequestBody(Exception):
 class QueryError(Exception):
     """Query-string parameters failed validation (400, with the fields)."""
 
-    def __init__(self, errors: dict[str, Any]):
+    def __init__(self, errors: dict[str, Any] | list[Any]):
         super().__init__("invalid query parameters")
         self.errors = errors
 

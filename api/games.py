@@ -7,14 +7,18 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
+from ai.ladder import load_ratings
 from ai.levels import LEVELS
-from api.schemas import GameDetailSchema, GameListSchema
+from api import schemas
+from api.contract import Reply, operation
 from engine.core import Game
 from engine.registry import all_games, get_game
 
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The committed ladder (ai/ratings.json), read once: {game id: {"ratings": {level: {...}}}}.
+RATINGS = load_ratings()
 
 
 def describe(game: Game) -> dict[str, Any]:
@@ -28,72 +32,51 @@ def describe(game: Game) -> dict[str, Any]:
         "max_players": info.max_players,
         "hidden_information": info.hidden_information,
         "options": [spec.to_json() for spec in info.options],
-        "bot_levels": [level.to_json() for level in LEVELS.values()],
+        "bot_levels": [
+            {**level.to_json(), "rating": RATINGS.get(info.id, {}).get("ratings", {}).get(level.name)}
+            for level in LEVELS.values()
+        ],
     }
 
 
 @bp.get("")
+@operation(operation_id="listGames", tag="games", summary="List the games", responses={
+    200: Reply("The catalog", schemas.GAME_LIST, example={"games": [{
+        "id": "witches", "title": "The Witches' Wheel", "summary": "Trick-taking with hidden hands.",
+        "min_players": 2, "max_players": 6, "hidden_information": True, "options": [],
+        "bot_levels": [{"name": "hard", "iterations": 3000, "seconds": 1.0,
+                        "description": "Information-set MCTS: 3,000 simulations or 1 s.",
+                        "rating": {"elo": 420, "low": 380, "high": 465, "games": 400}}],
+    }]}),
+})
 def list_games() -> Response:
     """The games you can play.
-    ---
-    get:
-      tags: [games]
-      summary: List the games
-      description: Every game with its player range, options (with defaults) and the bot levels with their budgets.
-      responses:
-        200:
-          description: The catalog
-          content:
-            application/json:
-              schema: GameListSchema
-              example:
-                games:
-                  - id: witches
-                    title: The Witches' Wheel
-                    summary: Trick-taking with hidden hands.
-                    min_players: 2
-                    max_players: 6
-                    hidden_information: true
-                    options: []
-                    bot_levels:
-                      - {name: hard, iterations: 3000, seconds: 1.0, description: "Information-set MCTS: 3,000 simulations or 1 s."}
+
+    Every game with its player range, options (with defaults) and the bot levels with their budgets.
     """
-    return jsonify(GameListSchema().dump({"games": [describe(game) for game in all_games()]}))
+    return jsonify(schemas.GAME_LIST.dump({"games": [describe(game) for game in all_games()]}))
 
 
 @bp.get("/<game_id>")
+@operation(
+    operation_id="getGame", tag="games", summary="One game with its rules",
+    parameters=[{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"},
+                 "example": "witches"}],
+    responses={
+        200: Reply("The game's descriptor and its rules document (Markdown)", schemas.GAME_DETAIL, example={
+            "id": "witches", "title": "The Witches' Wheel", "summary": "Trick-taking with hidden hands.",
+            "min_players": 2, "max_players": 6, "hidden_information": True, "options": [],
+            "bot_levels": [], "rules": "# The Witches' Wheel\n...",
+        }),
+        404: Reply("No such game", "Problem", media_type="application/problem+json", example={
+            "type": "https://coven.example/problems/game-not-found", "title": "Game not found",
+            "status": 404, "detail": "unknown game 'chess'", "instance": "/v1/games/chess",
+        }),
+    },
+)
 def get_one(game_id: str) -> Response:
-    """One game, with its rules.
-    ---
-    get:
-      tags: [games]
-      summary: One game with its rules
-      parameters:
-        - {name: game_id, in: path, required: true, schema: {type: string}, example: witches}
-      responses:
-        200:
-          description: The game's descriptor and its rules document (Markdown)
-          content:
-            application/json:
-              schema: GameDetailSchema
-              example:
-                id: witches
-                title: The Witches' Wheel
-                summary: Trick-taking with hidden hands.
-                min_players: 2
-                max_players: 6
-                hidden_information: true
-                options: []
-                bot_levels: []
-                rules: "# The Witches' Wheel\\n..."
-        404:
-          description: No such game
-          content:
-            application/problem+json:
-              schema: ProblemSchema
-              example: {type: "https://coven.example/problems/game-not-found", title: Game not found, status: 404, detail: "unknown game 'chess'", instance: /v1/games/chess}
-    """
+    """One game, with its rules."""
     game = get_game(game_id)
     path = ROOT / game.info.rules_file
     rules = path.read_text(encoding="utf-8") if path.is_file() else None
-    return jsonify(GameDetailSchema().dump({**describe(game), "rules": rules}))
+    return jsonify(schemas.GAME_DETAIL.dump({**describe(game), "rules": rules}))

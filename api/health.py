@@ -10,55 +10,40 @@ from redis import Redis
 from redis.exceptions import RedisError
 from rq import Queue, Worker
 
+from api import schemas
 from api.config import Config
+from api.contract import Reply, operation
 from api.http import service
-from api.schemas import HealthSchema
 
 bp = Blueprint("health", __name__)
 
 
 @bp.get("/healthz")
+@operation(operation_id="getHealth", tag="health", summary="Process is up", responses={
+    200: Reply("Up", schemas.HEALTH, example={"status": "ok"}),
+})
 def healthz() -> Response:
     """Process is up.
-    ---
-    get:
-      tags: [health]
-      summary: Process is up
-      description: Answers as long as the web process runs; does not touch Redis.
-      responses:
-        200:
-          description: Up
-          content:
-            application/json:
-              schema: HealthSchema
-              example: {"status": "ok"}
+
+    Answers as long as the web process runs; does not touch Redis.
     """
-    return jsonify(HealthSchema().dump({"status": "ok"}))
+    return jsonify(schemas.HEALTH.dump({"status": "ok"}))
 
 
 @bp.get("/readyz")
+@operation(
+    operation_id="getReadiness", tag="health", summary="Ready to serve (Redis writable, a bot worker alive)",
+    responses={
+        200: Reply("Ready", schemas.HEALTH, example={"status": "ok", "redis": "ok", "workers": 1}),
+        503: Reply("Redis unusable, or no live bot worker", schemas.HEALTH,
+                   example={"status": "unavailable", "redis": "ok", "workers": 0}),
+    },
+)
 def readyz() -> Response | tuple[Response, int]:
     """Redis serves a write and a read, and a bot worker sent a heartbeat recently.
-    ---
-    get:
-      tags: [health]
-      summary: Ready to serve (Redis writable, a bot worker alive)
-      description: >
-        503 when Redis cannot store and read back a key, or when no RQ worker of the bot queue
-        has sent a heartbeat within READY_WORKER_SECONDS.
-      responses:
-        200:
-          description: Ready
-          content:
-            application/json:
-              schema: HealthSchema
-              example: {"status": "ok", "redis": "ok", "workers": 1}
-        503:
-          description: Redis unusable, or no live bot worker
-          content:
-            application/json:
-              schema: HealthSchema
-              example: {"status": "unavailable", "redis": "ok", "workers": 0}
+
+    503 when Redis cannot store and read back a key, or when no RQ worker of the bot queue has
+    sent a heartbeat within READY_WORKER_SECONDS.
     """
     svc = service()
     body: dict = {"status": "ok", "redis": "ok", "workers": 0}
@@ -66,11 +51,11 @@ def readyz() -> Response | tuple[Response, int]:
         body["workers"] = _redis_round_trip_and_workers(svc.redis, svc.config)
     except RedisError as error:
         body.update(status="unavailable", redis=str(error) or type(error).__name__)
-        return jsonify(HealthSchema().dump(body)), 503
+        return jsonify(schemas.HEALTH.dump(body)), 503
     if body["workers"] == 0:
         body["status"] = "unavailable"
-        return jsonify(HealthSchema().dump(body)), 503
-    return jsonify(HealthSchema().dump(body))
+        return jsonify(schemas.HEALTH.dump(body)), 503
+    return jsonify(schemas.HEALTH.dump(body))
 
 
 def _redis_round_trip_and_workers(redis: Redis, config: Config) -> int:

@@ -11,7 +11,8 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api.errors import BadRequestBody, QueryError
-from api.service import MatchService, PreconditionFailed, Unauthorized
+from api.service import MatchService
+from api.service.errors import PreconditionFailed, Unauthorized
 
 #: The longest Idempotency-Key accepted; a longer one is refused (400), never cut.
 IDEMPOTENCY_KEY_MAX_LENGTH = 255

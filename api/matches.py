@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context, url_for
 
-from api import limits
+from api import limits, schemas
+from api.contract import ETAG_HEADER, Auth, Reply, operation
+from api.errors import QueryError
 from api.http import (
+    IDEMPOTENCY_KEY_MAX_LENGTH,
     bearer_token,
     etag,
     idempotency_key,
@@ -15,21 +18,28 @@ from api.http import (
     load_query,
     service,
 )
-from api.schemas import (
-    CreateMatchSchema,
-    JoinSchema,
-    LegalMovesSchema,
-    LogSchema,
-    MatchListQuerySchema,
-    MatchListSchema,
-    MatchQuerySchema,
-    MatchViewSchema,
-    MoveRequestSchema,
-    SeatGrantSchema,
-)
-from api.service import Unauthorized
+from api.service import presentation, streams
+from api.service.errors import Unauthorized
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
+
+MATCH_ID = "MatchId"  # components/parameters: the {match_id} path parameter
+IF_NONE_MATCH = "IfNoneMatch"
+EVENT_STREAM = {"type": "array", "items": {"oneOf": [
+    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent")]}}
+MOVE_EXAMPLES = {
+    "witches": {"summary": "The Witches' Wheel: play a card",
+                "value": {"move": {"type": "play", "card": "orange-1"}, "version": 3}},
+    "enchanters_take": {"summary": "The Enchanters' Gathering: take the face-up card",
+                        "value": {"move": {"type": "take", "spot": 3}, "version": 3}},
+    "enchanters_gather": {
+        "summary": "The Enchanters' Gathering: a gathering with an Air Enchanter",
+        "value": {"move": {"type": "gather", "cards": ["hat-silver-water", "hat-silver-fire", "air-hat"],
+                           "tower": 0, "air": {"air-hat": {"school": "silver", "element": "earth"}}},
+                  "version": 3},
+    },
+    "cube": {"summary": "The Magic Cube: roll the die", "value": {"move": {"type": "roll"}, "version": 3}},
+}
 
 
 def _match_response(body: dict, status: int = 200) -> Response:
@@ -52,326 +62,247 @@ def _read_response(body: dict) -> Response:
 
 
 @bp.post("")
+@operation(
+    operation_id="createMatch", tag="matches", summary="Create a match",
+    body=schemas.CREATE_MATCH,
+    body_example={"game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "hard"}]},
+    responses={
+        201: Reply("Created; the body is the creator's view plus the seat token", schemas.SEAT_GRANT,
+                   examples={"created": "SeatGrant"},
+                   headers={"Location": {"description": "URL of the match", "schema": {"type": "string"}},
+                            **ETAG_HEADER}),
+        400: "BadRequest", 404: "NotFound", 413: "TooLarge", 415: "UnsupportedMediaType", 422: "Invalid",
+    },
+)
 def create() -> Response:
     """Create a match.
-    ---
-    post:
-      tags: [matches]
-      summary: Create a match
-      description: >
-        Seats are listed in play order. The creator takes the first human seat and gets its
-        token (shown once); other human seats are joined with POST /v1/matches/{id}/join.
-        The match starts when every seat is filled. `seed` makes chance reproducible.
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: CreateMatchSchema
-            example: {"game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "hard"}]}
-      responses:
-        201:
-          description: Created; the body is the creator's view plus the seat token
-          headers:
-            Location: {description: URL of the match, schema: {type: string}}
-            ETag: {description: "The version, quoted", schema: {type: string}}
-          content:
-            application/json:
-              schema: SeatGrantSchema
-              examples: {created: SeatGrant}
-        400: BadRequest
-        404: NotFound
-        413: TooLarge
-        415: UnsupportedMediaType
-        422: Invalid
+
+    Seats are listed in play order. The creator takes the first human seat and gets its
+    token (shown once); other human seats are joined with POST /v1/matches/{id}/join.
+    The match starts when every seat is filled. `seed` makes chance reproducible.
     """
-    data = load_body(CreateMatchSchema())
     svc = service()
+    data = load_body(schemas.CREATE_MATCH)
     limits.check_open_matches(svc.store, svc.config, data["seats"])
-    loaded, grant = svc.create(data["game"], data["seats"], data["options"], data.get("seed"))
-    limits.remember_open_match(svc.store, svc.config, loaded.record.id, loaded.record.status)
-    seat = grant.seat if grant else None
-    body = service().view(loaded, seat)
-    if grant is not None:
-        body["token"] = grant.token
-    response = _match_response(SeatGrantSchema().dump(body), 201)
-    response.headers["Location"] = url_for("matches.show", match_id=loaded.record.id)
+    created, token = svc.create(data["game"], data["seats"], data["options"], data.get("seed"))
+    limits.remember_open_match(svc.store, svc.config, created.record.id, created.record.status)
+    if token is None:  # bots only: nobody holds a seat
+        body = schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, created))
+    else:
+        body = schemas.SEAT_GRANT.dump(presentation.granted_view(svc.store, created, token))
+    response = _match_response(body, 201)
+    response.headers["Location"] = url_for("matches.show", match_id=created.record.id)
     return response
 
 
 @bp.get("")
+@operation(
+    operation_id="listMatches", tag="matches", summary="List waiting and active matches",
+    query=schemas.MATCH_LIST_QUERY,
+    responses={
+        200: Reply("Matches, newest first", schemas.MATCH_LIST, example={"matches": [{
+            "id": "4f1c2e9a0b7d3a65", "game": "witches", "status": "waiting", "version": 1,
+            "seats": [{"seat": 0, "type": "human", "level": None, "filled": True},
+                      {"seat": 1, "type": "human", "level": None, "filled": False}],
+            "open_seats": [1], "seeded": False, "created": "2025-01-01T12:00:00Z",
+        }], "next": "/v1/matches?status=waiting&limit=1&cursor=MTczMzA1MDQwMC4xMjN8NGYxYzJlOWEwYjdkM2E2NQ"},
+            headers={"Link": {"description": 'the next page, rel="next" (absent on the last page)',
+                              "schema": {"type": "string"}}}),
+        400: "BadRequest",
+    },
+)
 def list_matches() -> Response:
-    """List joinable and live matches.
-    ---
-    get:
-      tags: [matches]
-      summary: List waiting and active matches
-      parameters:
-        - {name: game, in: query, schema: {type: string}, example: witches}
-        - {name: status, in: query, schema: {type: string, enum: [waiting, active]}, example: waiting}
-      responses:
-        200:
-          description: Matches, newest first
-          content:
-            application/json:
-              schema: MatchListSchema
-              example:
-                matches:
-                  - id: 4f1c2e9a0b7d3a65
-                    game: witches
-                    status: waiting
-                    version: 1
-                    seats: [{seat: 0, type: human, level: null, filled: true}, {seat: 1, type: human, level: null, filled: false}]
-                    open_seats: [1]
-                    created: "2025-01-01T12:00:00Z"
-        400: BadRequest
+    """List joinable and live matches, a page at a time.
+
+    Newest first, filtered exactly by `game` and `status`. When more remain, `next` (and the
+    `Link` header, rel="next") is the URL of the next page.
     """
-    query = load_query(MatchListQuerySchema())
-    rows = service().listing(query.get("game"), query.get("status"))
-    return jsonify(MatchListSchema().dump({"matches": rows}))
+    svc = service()
+    query = load_query(schemas.MATCH_LIST_QUERY)
+    limit = min(query.get("limit", svc.config.LIST_LIMIT), svc.config.LIST_LIMIT)
+    try:
+        page = presentation.listing(svc.store, limit, query.get("game"), query.get("status"),
+                                    query.get("cursor"))
+    except presentation.InvalidCursor as error:
+        raise QueryError({"cursor": [str(error)]}) from None
+    next_url = None
+    if page.next_cursor is not None:
+        kept = {name: query[name] for name in ("game", "status", "limit") if name in query}
+        next_url = url_for("matches.list_matches", **kept, cursor=page.next_cursor)
+    response = jsonify(schemas.MATCH_LIST.dump({"matches": page.matches, "next": next_url}))
+    if next_url is not None:
+        response.headers["Link"] = f'<{next_url}>; rel="next"'
+    return response
 
 
 @bp.get("/<match_id>")
+@operation(
+    operation_id="getMatch", tag="matches", summary="View a match (long-poll with after_version and wait)",
+    auth=Auth.OPTIONAL, parameters=[MATCH_ID, IF_NONE_MATCH], query=schemas.MATCH_QUERY,
+    responses={
+        200: Reply("The view", schemas.MATCH_VIEW, examples={"view": "MatchView"}, headers=ETAG_HEADER),
+        304: "NotModified", 400: "BadRequest", 401: "Unauthorized", 404: "NotFound",
+    },
+)
 def show(match_id: str) -> Response:
     """The match as the caller's seat sees it; long-polls with after_version and wait.
-    ---
-    get:
-      tags: [matches]
-      summary: View a match (long-poll with after_version and wait)
-      description: >
-        With a seat token: that seat's view, and its legal moves when it is to act. Without:
-        the spectator view. With `after_version=N`, the answer comes as soon as the version
-        passes N, or after `wait` seconds (default and maximum 30).
-      security: [{}, {seatToken: []}]
-      parameters:
-        - MatchId
-        - {name: after_version, in: query, schema: {type: integer, minimum: 0}, example: 3}
-        - {name: wait, in: query, schema: {type: number, minimum: 0}, example: 25}
-        - IfNoneMatch
-      responses:
-        200:
-          description: The view
-          headers:
-            ETag: {description: "The version, quoted", schema: {type: string}}
-          content:
-            application/json:
-              schema: MatchViewSchema
-              examples: {view: MatchView}
-        304: NotModified
-        400: BadRequest
-        401: Unauthorized
-        404: NotFound
+
+    With a seat token: that seat's view, and its legal moves when it is to act. Without:
+    the spectator view. With `after_version=N`, the answer comes as soon as the version
+    passes N, or after `wait` seconds (default and maximum 30).
     """
-    query = load_query(MatchQuerySchema())
+    query = load_query(schemas.MATCH_QUERY)
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
+    caller = svc.caller(match_id, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
-        loaded = svc.wait(match_id, query["after_version"], wait)
+        caller = streams.wait(svc, caller, query["after_version"], wait)
     else:
-        svc.ensure_progress(loaded)
-    return _read_response(MatchViewSchema().dump(svc.view(loaded, seat)))
+        svc.ensure_progress(caller)
+    return _read_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, caller)))
 
 
 @bp.post("/<match_id>/join")
+@operation(
+    operation_id="joinMatch", tag="matches", summary="Join a match", parameters=[MATCH_ID],
+    body=schemas.JOIN, body_required=False, body_example={"seat": 1},
+    responses={
+        200: Reply("Joined; the body is the new seat's view plus its token", schemas.SEAT_GRANT,
+                   examples={"joined": "SeatGrant"}),
+        400: "BadRequest", 404: "NotFound", 409: "Conflict", 413: "TooLarge", 415: "UnsupportedMediaType",
+        422: "Invalid",
+    },
+)
 def join(match_id: str) -> Response:
     """Take a free human seat.
-    ---
-    post:
-      tags: [matches]
-      summary: Join a match
-      description: Takes the first free human seat, or the one named. Returns that seat's token, once.
-      parameters: [MatchId]
-      requestBody:
-        required: false
-        content:
-          application/json:
-            schema: JoinSchema
-            example: {"seat": 1}
-      responses:
-        200:
-          description: Joined; the body is the new seat's view plus its token
-          content:
-            application/json:
-              schema: SeatGrantSchema
-              examples: {joined: SeatGrant}
-        400: BadRequest
-        404: NotFound
-        409: Conflict
-        413: TooLarge
-        415: UnsupportedMediaType
-        422: Invalid
+
+    Takes the first free human seat, or the one named. Returns that seat's token, once.
     """
-    data = load_body(JoinSchema(), optional=True)
-    loaded, grant = service().join(match_id, data.get("seat"))
-    body = service().view(loaded, grant.seat)
-    body["token"] = grant.token
-    return _match_response(SeatGrantSchema().dump(body))
+    svc = service()
+    data = load_body(schemas.JOIN, optional=True)
+    joined, token = svc.join(match_id, data.get("seat"))
+    return _match_response(schemas.SEAT_GRANT.dump(presentation.granted_view(svc.store, joined, token)))
 
 
 @bp.get("/<match_id>/moves")
+@operation(
+    operation_id="getLegalMoves", tag="matches", summary="The caller's legal moves",
+    auth=Auth.OPTIONAL, parameters=[MATCH_ID],
+    responses={
+        200: Reply("Empty unless the caller is to act", schemas.LEGAL_MOVES, example={
+            "version": 3, "to_act": 0, "you": 0, "legal_moves": [{"type": "play", "card": "orange-1"}]}),
+        401: "Unauthorized", 404: "NotFound",
+    },
+)
 def legal_moves(match_id: str) -> Response:
-    """The caller's legal moves.
-    ---
-    get:
-      tags: [matches]
-      summary: The caller's legal moves
-      security: [{}, {seatToken: []}]
-      parameters: [MatchId]
-      responses:
-        200:
-          description: Empty unless the caller is to act
-          content:
-            application/json:
-              schema: LegalMovesSchema
-              example: {"version": 3, "to_act": 0, "you": 0, "legal_moves": [{"type": "play", "card": "orange-1"}]}
-        401: Unauthorized
-        404: NotFound
-    """
-    svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
-    view = svc.view(loaded, seat)
-    body = {key: view[key] for key in ("version", "to_act", "you", "legal_moves")}
-    return _match_response(LegalMovesSchema().dump(body))
+    """The caller's legal moves."""
+    caller = service().caller(match_id, bearer_token())
+    return _match_response(schemas.LEGAL_MOVES.dump(presentation.legal_moves(caller)))
 
 
 @bp.post("/<match_id>/moves")
+@operation(
+    operation_id="playMove", tag="matches", summary="Play a move", auth=Auth.REQUIRED,
+    parameters=[
+        MATCH_ID,
+        {"name": "If-Match", "in": "header", "example": '"3"',
+         "description": "the version the move was chosen at, quoted (an ETag of the view)",
+         "schema": {"type": "string", "pattern": '^(W/)?"[0-9]{1,18}"$'}},
+        {"name": "Idempotency-Key", "in": "header", "example": "5f0c6d1e-move-3",
+         "description": f"makes a retry safe; 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters "
+                        "(a longer key is refused with 400, never cut)",
+         "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH,
+                    "pattern": "^[!-~]+$"}},
+    ],
+    body=schemas.MOVE_REQUEST, body_examples=MOVE_EXAMPLES,
+    responses={
+        200: Reply("Played; the body is the caller's new view", schemas.MATCH_VIEW,
+                   examples={"view": "MatchView"},
+                   headers={"ETag": {"description": "The new version, quoted", "schema": {"type": "string"}}}),
+        400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
+        412: "PreconditionFailed", 413: "TooLarge", 415: "UnsupportedMediaType", 422: "IllegalMove",
+    },
+)
 def play(match_id: str) -> Response:
     """Submit a move.
-    ---
-    post:
-      tags: [matches]
-      summary: Play a move
-      description: >
-        `move` is one entry of `legal_moves`, verbatim. Name the version you chose it at (body
-        `version`, or `If-Match`) to be refused with 409/412 when the match moved on. An
-        `Idempotency-Key` header makes a retry return the first response without playing twice.
-      security: [{seatToken: []}]
-      parameters:
-        - MatchId
-        - {name: If-Match, in: header, schema: {type: string}, example: '"3"'}
-        - name: Idempotency-Key
-          in: header
-          description: makes a retry safe; 1 to 255 visible ASCII characters (longer ones get 400)
-          schema: {type: string, minLength: 1, maxLength: 255, pattern: '^[!-~]+$'}
-          example: 5f0c6d1e-move-3
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: MoveRequestSchema
-            examples:
-              witches: {summary: "The Witches' Wheel: play a card", value: {"move": {"type": "play", "card": "orange-1"}, "version": 3}}
-              enchanters_take: {summary: "The Enchanters' Gathering: take the face-up card", value: {"move": {"type": "take", "spot": 3}, "version": 3}}
-              enchanters_gather: {summary: "The Enchanters' Gathering: a gathering with an Air Enchanter", value: {"move": {"type": "gather", "cards": ["hat-silver-water", "hat-silver-fire", "air-hat"], "tower": 0, "air": {"air-hat": {"school": "silver", "element": "earth"}}}, "version": 3}}
-              cube: {summary: "The Magic Cube: roll the die", value: {"move": {"type": "roll"}, "version": 3}}
-      responses:
-        200:
-          description: Played; the body is the caller's new view
-          headers:
-            ETag: {description: "The new version, quoted", schema: {type: string}}
-          content:
-            application/json:
-              schema: MatchViewSchema
-              examples: {view: MatchView}
-        400: BadRequest
-        401: Unauthorized
-        403: Forbidden
-        404: NotFound
-        409: Conflict
-        412: PreconditionFailed
-        413: TooLarge
-        415: UnsupportedMediaType
-        422: IllegalMove
+
+    `move` is one entry of `legal_moves`, verbatim. Name the version you chose it at (body
+    `version`, or `If-Match`) to be refused with 409/412 when the match moved on. An
+    `Idempotency-Key` header makes a retry return the first response without playing twice.
     """
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
-    if seat is None:
+    caller = svc.caller(match_id, bearer_token())
+    if caller.seat is None:  # before any precondition: 401, not 412, without a token
         raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
     header_version = if_match_version()
-    data = load_body(MoveRequestSchema())
+    data = load_body(schemas.MOVE_REQUEST)
     version, from_header = data.get("version"), False
     if header_version is not None:
         if version is not None and version != header_version:
             version = -1  # the body and If-Match disagree: at most one can be current
         else:
             version, from_header = header_version, True
-    result = svc.play(match_id, seat, data["move"], version, from_header, idempotency_key())
-    response = _match_response(MatchViewSchema().dump(result.body))
+    result = svc.play(caller, data["move"], version, from_header, idempotency_key())
+    response = _match_response(result.body)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response
 
 
 @bp.get("/<match_id>/log")
+@operation(
+    operation_id="getMatchLog", tag="matches", summary="The move history",
+    auth=Auth.OPTIONAL, parameters=[MATCH_ID, IF_NONE_MATCH],
+    responses={
+        200: Reply("The log", schemas.MATCH_LOG, headers=ETAG_HEADER, example={
+            "id": "4f1c2e9a0b7d3a65", "version": 3, "entries": [
+                {"index": 0, "seat": None, "chance": True, "move": {"type": "deal", "seat": 0}},
+                {"index": 1, "seat": 0, "chance": False, "move": {"type": "play", "card": "orange-1"}},
+            ]}),
+        304: "NotModified", 401: "Unauthorized", 404: "NotFound",
+    },
+)
 def log(match_id: str) -> Response:
     """The move history.
-    ---
-    get:
-      tags: [matches]
-      summary: The move history
-      description: >
-        Every move and chance outcome in order, as the caller's seat may see it: while the match
-        runs, hidden information (another seat's draw) is redacted; once finished, all is shown.
-      security: [{}, {seatToken: []}]
-      parameters: [MatchId, IfNoneMatch]
-      responses:
-        200:
-          description: The log
-          headers:
-            ETag: {description: "The version, quoted", schema: {type: string}}
-          content:
-            application/json:
-              schema: LogSchema
-              example:
-                id: 4f1c2e9a0b7d3a65
-                version: 3
-                entries:
-                  - {index: 0, seat: null, chance: true, move: {"type": "deal", "seat": 0}}
-                  - {index: 1, seat: 0, chance: false, move: {"type": "play", "card": "orange-1"}}
-        304: NotModified
-        401: Unauthorized
-        404: NotFound
+
+    Every move and chance outcome in order, as the caller's seat may see it: while the match
+    runs, hidden information (another seat's draw) is redacted; once finished, all is shown.
     """
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
-    body = {"id": loaded.record.id, "version": loaded.record.version, "entries": svc.log(loaded, seat)}
-    return _read_response(LogSchema().dump(body))
+    caller = svc.caller(match_id, bearer_token())
+    return _read_response(schemas.MATCH_LOG.dump(presentation.match_log(svc.store, caller)))
 
 
 @bp.get("/<match_id>/events")
+@operation(
+    operation_id="streamMatchEvents", tag="matches", summary="Follow a match (Server-Sent Events)",
+    auth=Auth.OPTIONAL,
+    parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "example": "3",
+                           "description": "the last event id received: the stream resumes after it",
+                           "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"}}],
+    responses={
+        200: Reply(
+            "A stream of Server-Sent Events: `retry`, then `match` and `bot` events; comment lines "
+            "(`: keep-alive`) while idle", EVENT_STREAM, media_type="text/event-stream",
+            example=[  # on the wire: "retry: 2000\n\nid: 3\nevent: match\ndata: {…}\n\n"
+                {"retry": 2000},
+                {"id": "3", "event": "match", "data": '{"id":"4f1c2e9a0b7d3a65","version":3,"status":"active"}'},
+                {"event": "bot", "data": '{"seat":1,"level":"hard","status":"thinking","iterations":420}'},
+            ]),
+        400: "BadRequest", 401: "Unauthorized", 404: "NotFound",
+    },
+)
 def events(match_id: str) -> Response:
     """Server-sent events for a match.
-    ---
-    get:
-      tags: [matches]
-      summary: Follow a match (Server-Sent Events)
-      description: >
-        `event: match` carries the caller's view (`id:` is the version) at once and after every
-        change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-        is finished, or after a few minutes (reconnect with Last-Event-ID).
-      security: [{}, {seatToken: []}]
-      parameters:
-        - MatchId
-        - {name: Last-Event-ID, in: header, schema: {type: string}, example: "3"}
-      responses:
-        200:
-          description: An event stream
-          content:
-            text/event-stream:
-              schema: {type: string}
-              example: "id: 3\\nevent: match\\ndata: {\\"id\\": \\"4f1c2e9a0b7d3a65\\", \\"version\\": 3}\\n\\n"
-        401: Unauthorized
-        404: NotFound
+
+    `event: match` carries the caller's view (`id:` is the version) at once and after every
+    change; `event: bot` carries a thinking bot's progress. The stream ends when the match
+    is finished, or after a few minutes (reconnect with Last-Event-ID).
     """
     svc = service()
-    loaded = svc.load(match_id)
-    seat = svc.seat_for_token(loaded.record, bearer_token())
+    caller = svc.caller(match_id, bearer_token())
     last_version = last_event_version()
-    stream = stream_with_context(svc.events(match_id, seat, last_version))
+    stream = stream_with_context(streams.events(svc, caller, last_version))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

@@ -33,6 +33,8 @@ from prometheus_client.registry import Collector
 from redis import Redis
 from redis.exceptions import RedisError
 
+from api.contract import Reply, operation
+
 METRICS_KEY = "coven:metrics"
 BOT_TURN_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 
@@ -162,23 +164,17 @@ def init_app(app: Flask, collector: SharedCollector) -> None:
 
 
 @bp.get("/metrics")
+@operation(
+    operation_id="getMetrics", tag="health", summary="Metrics (Prometheus text format)",
+    responses={200: Reply("The metrics", {"type": "string"}, media_type="text/plain",
+                          example="coven_bot_queue_depth 0.0\n")},
+)
 def metrics() -> Response:
     """Prometheus text format: this host's request metrics and the deployment's shared ones.
-    ---
-    get:
-      tags: [health]
-      summary: Metrics (Prometheus text format)
-      description: >
-        Requests and latency by route and 429s (this host's web processes, added up); moves
-        applied, matches by status, bot queue depth, bot-turn latency, search iterations and
-        seconds, recovered bot turns (the whole deployment, from Redis).
-      responses:
-        200:
-          description: The metrics
-          content:
-            text/plain:
-              schema: {type: string}
-              example: "coven_bot_queue_depth 0.0\n"
+
+    Requests and latency by route and 429s (this host's web processes, added up); moves
+    applied, matches by status, bot queue depth, bot-turn latency, search iterations and
+    seconds, recovered bot turns (the whole deployment, counted in Redis).
     """
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         local = CollectorRegistry()

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document, generated from the marshmallow schemas and the views' docstrings.
+"""The OpenAPI 3.1 document, generated from the views' `@operation` declarations and the schemas.
 
 `python -m api.openapi > openapi.yaml` writes the committed contract; a test
 fails when the committed file differs from what this module generates.
@@ -12,10 +12,12 @@ from typing import Any
 import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from apispec.yaml_utils import load_operations_from_docstring
 from flask import Flask
+from marshmallow import fields
 
 from api import schemas
+from api.contract import operation_of
+from engine import all_games
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -63,11 +65,11 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
                    "the body is not valid JSON", {}),
     "Unauthorized": ("The seat token is missing or holds no seat of this match", 401,
                      "this token holds no seat of this match", {}),
-    "Forbidden": ("Not your turn, or the match is not active", 403,
+    "Forbidden": ("Not your turn, the match is not active, or not yours to see", 403,
                   "seat 1 is to act, you hold seat 0", {"to_act": 1}),
     "NotFound": ("No such match or game (or it expired)", 404,
                  "no match 'abc' (it may have expired)", {}),
-    "Conflict": ("The version is stale, or the seat is taken", 409,
+    "Conflict": ("The version is stale, the seat is taken, or the match is not in play", 409,
                  "the match is at version 4, not 3", {"current_version": 4}),
     "PreconditionFailed": ("If-Match names a stale version", 412,
                            "the match is at version 4, not 3", {"current_version": 4}),
@@ -80,6 +82,43 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
                     "W7: blue-4 is not in seat 0's hand",
                     {"rule": "W7", "legal_moves": [{"type": "play", "card": "orange-1"},
                                                    {"type": "play", "card": "green-7"}]}),
+}
+
+
+def _json_data(component: str, description: str) -> dict[str, Any]:
+    """An event's `data:` line: a JSON document of the component's schema."""
+    return {"type": "string", "contentMediaType": "application/json",
+            "contentSchema": {"$ref": f"#/components/schemas/{component}"}, "description": description}
+
+
+#: The events of GET /v1/matches/{id}/events (`api.service.streams` writes them), each modelled
+#: as the SSE fields it carries; the stream is an array of them (OpenAPI 3.1 has no itemSchema).
+STREAM_EVENTS: dict[str, dict[str, Any]] = {
+    "MatchEvent": {
+        "type": "object",
+        "description": "The caller's view, sent at once and after every change of the match",
+        "properties": {
+            "event": {"const": "match"},
+            "id": {"type": "string", "description": "the match version (send it back as Last-Event-ID)"},
+            "data": _json_data("MatchView", "the caller's view at that version"),
+        },
+        "required": ["event", "id", "data"],
+    },
+    "BotEvent": {
+        "type": "object",
+        "description": "A thinking bot's progress (several per bot turn)",
+        "properties": {
+            "event": {"const": "bot"},
+            "data": _json_data("BotActivity", "what the bot to act is doing"),
+        },
+        "required": ["event", "data"],
+    },
+    "RetryEvent": {
+        "type": "object",
+        "description": "First in every stream: how long to wait before reconnecting (no data)",
+        "properties": {"retry": {"type": "integer", "description": "milliseconds", "example": 2000}},
+        "required": ["retry"],
+    },
 }
 
 
@@ -100,16 +139,27 @@ RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
 }
 
 
+def _string_enum(converter: Any, field: fields.Field, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """`type: string` on enum fields of string values (apispec gives only the `enum`)."""
+    if isinstance(field, fields.Enum) and "type" not in ret and all(
+            isinstance(value, str) for value in ret.get("enum", ())):
+        return {"type": "string"}
+    return {}
+
+
 def build_spec(app: Flask) -> APISpec:
     """The APISpec of `app`: schemas, shared responses, then every route's operations."""
+    marshmallow = MarshmallowPlugin()
     spec = APISpec(
         title=TITLE,
         version=VERSION,
         openapi_version="3.1.0",
-        plugins=[MarshmallowPlugin()],
+        plugins=[marshmallow],
         info={"description": DESCRIPTION},
         servers=[{"url": "/", "description": "this server"}],
     )
+    assert marshmallow.converter is not None  # set when the plugin joined the spec
+    marshmallow.converter.add_attribute_function(_string_enum)
     spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "the seat token from create or join"}
     )
@@ -144,6 +194,11 @@ def build_spec(app: Flask) -> APISpec:
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
     )
     spec.components.schema("Problem", schema=schemas.ProblemSchema)
+    for game in all_games():
+        spec.components.schema(schemas.move_component(game), {
+            **game.info.move_schema, "description": f"A player's move in {game.info.title}"})
+    for name, component in STREAM_EVENTS.items():
+        spec.components.schema(name, component)
     for name, (description, status, detail, extra) in PROBLEMS.items():
         example = {
             "type": "https://coven.example/problems/…",
@@ -157,15 +212,19 @@ def build_spec(app: Flask) -> APISpec:
             "description": description,
             "content": {"application/problem+json": {"schema": "Problem", "example": example}},
         })
+    paths: dict[str, dict[str, Any]] = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, r.endpoint)):
-        if not rule.endpoint.startswith(("health.", "metrics.", "games.", "matches.")):
-            continue
-        view = app.view_functions[rule.endpoint]
-        operations = load_operations_from_docstring(view.__doc__ or "")
-        if rule.rule.startswith("/v1/"):
-            for operation in operations.values():
-                operation["responses"].setdefault(429, "TooManyRequests")
-        spec.path(path=_openapi_path(rule.rule), operations=operations)
+        declared = operation_of(app.view_functions[rule.endpoint])
+        if declared is None:
+            continue  # the documents and the explorer themselves
+        methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
+        for method in methods:
+            document = declared.to_openapi()
+            if rule.rule.startswith("/v1/"):  # every request there counts against a rate limit
+                document["responses"].setdefault(429, "TooManyRequests")
+            paths.setdefault(_openapi_path(rule.rule), {})[method.lower()] = document
+    for path, operations in paths.items():
+        spec.path(path=path, operations=operations)
     return spec
 
 

@@ -1,12 +1,24 @@
-"""Marshmallow schemas of every request and response body; the OpenAPI document is built from them."""
+"""Marshmallow schemas of every request and response body: they load requests, dump the
+service's objects (`api.service.presentation`) and generate the OpenAPI document.
+
+Each schema is instantiated once, at the bottom (building one costs more than a dump).
+Response fields that are always present are `required` so the contract says so.
+"""
 
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from ai.levels import LEVELS
+from ai.levels import DEFAULT_LEVEL, LEVELS
+from api.records import LISTED, BotStatus, MatchStatus, SeatType
+from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
+from engine import all_games
+from engine.core import Game
 
-STATUSES = ("waiting", "active", "finished")
+GAME_IDS = [game.info.id for game in all_games()]
+#: The fewest and most seats any game takes.
+SEAT_COUNTS = (min(game.info.min_players for game in all_games()),
+               max(game.info.max_players for game in all_games()))
 
 
 def _doc(description: str, example: object = None) -> dict[str, object]:
@@ -16,30 +28,40 @@ def _doc(description: str, example: object = None) -> dict[str, object]:
     return meta
 
 
+def move_component(game: Game) -> str:
+    """The components/schemas name of a game's move shapes (`GameInfo.move_schema`)."""
+    return f"{game.info.id.capitalize()}Move"
+
+
+def _a_move(description: str, example: object = None) -> dict[str, object]:
+    """Metadata of a field holding a player's move: one game's move shapes, whichever game."""
+    shapes = [{"$ref": f"#/components/schemas/{move_component(game)}"} for game in all_games()]
+    return {**_doc(description, example), "oneOf": shapes}
+
+
 # --- requests -------------------------------------------------------------------------
 
 
 class SeatSpecSchema(Schema):
     """One seat of a new match: a human (to be joined) or a bot of some level."""
 
-    type = fields.String(
-        required=True, validate=validate.OneOf(("human", "bot")), metadata=_doc("who plays the seat", "bot")
-    )
+    type = fields.Enum(SeatType, by_value=True, required=True, metadata=_doc("who plays the seat", "bot"))
     level = fields.String(
         validate=validate.OneOf(tuple(LEVELS)),
-        metadata=_doc("bot level (bots only; default medium)", "hard"),
+        metadata=_doc(f"bot level (bots only; default {DEFAULT_LEVEL})", "hard"),
     )
 
 
 class CreateMatchSchema(Schema):
     """Body of POST /v1/matches."""
 
-    game = fields.String(required=True, validate=validate.Length(1, 64), metadata=_doc("game id", "witches"))
+    game = fields.String(required=True, validate=validate.OneOf(GAME_IDS), metadata=_doc("game id", "witches"))
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
         required=True,
-        validate=validate.Length(1, 16),
-        metadata=_doc("every seat in play order; the creator takes the first human seat"),
+        validate=validate.Length(*SEAT_COUNTS),
+        metadata=_doc("every seat in play order; the creator takes the first human seat (each game "
+                      "has its own bounds within these: GET /v1/games)"),
     )
     options = fields.Dict(
         keys=fields.String(), values=fields.Raw(), load_default=dict,
@@ -62,7 +84,7 @@ class MoveRequestSchema(Schema):
 
     move = fields.Raw(
         required=True, allow_none=False,
-        metadata=_doc("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
+        metadata=_a_move("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
     )
     version = fields.Integer(
         strict=True, validate=validate.Range(0),
@@ -75,162 +97,252 @@ class MatchQuerySchema(Schema):
 
     after_version = fields.Integer(validate=validate.Range(0), metadata=_doc("return once the version passes this", 3))
     wait = fields.Float(
-        validate=validate.Range(0, 3600), metadata=_doc("seconds to wait at most (capped at 30)", 25)
+        validate=validate.Range(0), metadata=_doc("seconds to wait at most (capped at LONG_POLL_MAX_SECONDS, 30)", 25)
     )
 
 
 class MatchListQuerySchema(Schema):
     """Query of GET /v1/matches."""
 
-    game = fields.String(validate=validate.Length(1, 64), metadata=_doc("only this game", "witches"))
-    status = fields.String(validate=validate.OneOf(("waiting", "active")), metadata=_doc("only this status", "waiting"))
+    game = fields.String(validate=validate.OneOf(GAME_IDS), metadata=_doc("only this game", "witches"))
+    status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
+    limit = fields.Integer(validate=validate.Range(1, 100), metadata=_doc(
+        "matches per page at most (default and maximum: the server's LIST_LIMIT, 100 unless configured)", 20))
+    cursor = fields.String(validate=validate.Length(1, 200), metadata=_doc(
+        "where the page starts: the `next` of the previous page carries it"))
+
+
+class AnalysisRequestSchema(Schema):
+    """Body of POST /v1/matches/{id}/analysis (optional)."""
+
+    simulations = fields.Integer(
+        strict=True, validate=validate.Range(10, MAX_SIMULATIONS), load_default=DEFAULT_SIMULATIONS,
+        metadata=_doc(f"search simulations (default {DEFAULT_SIMULATIONS}; at most 10 s of search)", 3000),
+    )
 
 
 # --- responses ------------------------------------------------------------------------
+# Dumped from the objects of api.service.presentation (and the engine's descriptors).
+
+
+def _always(field: fields.Field) -> fields.Field:
+    """`field`, marked as always present in responses (so the contract lists it as required)."""
+    field.required = True
+    return field
+
+
+class RatingSchema(Schema):
+    """A level's strength at one game, fitted from the ladder's round robin (`make ladder`)."""
+
+    elo = _always(fields.Integer(metadata=_doc("Elo-scale rating; the random level is 0", 350)))
+    low = _always(fields.Integer(metadata=_doc("95% interval, lower end", 300)))
+    high = _always(fields.Integer(metadata=_doc("95% interval, upper end", 400)))
+    games = _always(fields.Integer(metadata=_doc("ladder games this rating rests on", 400)))
 
 
 class LevelSchema(Schema):
-    name = fields.String(metadata=_doc("level name", "hard"))
-    iterations = fields.Integer(metadata=_doc("search iterations at most (0: no search)"))
-    seconds = fields.Float(metadata=_doc("thinking time at most, seconds"))
-    description = fields.String()
+    name = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("level name", "hard")))
+    iterations = _always(fields.Integer(metadata=_doc("search iterations at most (0: no search)")))
+    seconds = _always(fields.Float(metadata=_doc("thinking time at most, seconds")))
+    description = _always(fields.String())
+    rating = _always(fields.Nested(RatingSchema, allow_none=True, metadata=_doc(
+        "strength at this game on the ladder (null when not rated yet)")))
 
 
 class OptionSchema(Schema):
-    name = fields.String()
-    description = fields.String()
-    type = fields.String(metadata=_doc("JSON type: string, integer or boolean"))
-    default = fields.Raw()
-    choices = fields.List(fields.Raw())
+    name = _always(fields.String())
+    description = _always(fields.String())
+    type = _always(fields.String(validate=validate.OneOf(("string", "integer", "boolean")),
+                                 metadata=_doc("JSON type of the value")))
+    default = _always(fields.Raw())
+    choices = _always(fields.List(fields.Raw()))
 
 
 class GameSchema(Schema):
     """A game of the catalog."""
 
-    id = fields.String(metadata=_doc("game id", "witches"))
-    title = fields.String(metadata=_doc("title", "The Witches' Wheel"))
-    summary = fields.String()
-    min_players = fields.Integer()
-    max_players = fields.Integer()
-    hidden_information = fields.Boolean()
-    options = fields.List(fields.Nested(OptionSchema))
-    bot_levels = fields.List(fields.Nested(LevelSchema))
+    id = _always(fields.String(metadata=_doc("game id", "witches")))
+    title = _always(fields.String(metadata=_doc("title", "The Witches' Wheel")))
+    summary = _always(fields.String())
+    min_players = _always(fields.Integer())
+    max_players = _always(fields.Integer())
+    hidden_information = _always(fields.Boolean())
+    options = _always(fields.List(fields.Nested(OptionSchema)))
+    bot_levels = _always(fields.List(fields.Nested(LevelSchema)))
 
 
 class GameDetailSchema(GameSchema):
     """One game, with its rules document (Markdown)."""
 
-    rules = fields.String(allow_none=True, metadata=_doc("the complete rules, Markdown"))
+    rules = _always(fields.String(allow_none=True, metadata=_doc("the complete rules, Markdown")))
 
 
 class GameListSchema(Schema):
-    games = fields.List(fields.Nested(GameSchema))
+    games = _always(fields.List(fields.Nested(GameSchema)))
 
 
 class SeatViewSchema(Schema):
-    seat = fields.Integer()
-    type = fields.String(metadata=_doc("human or bot", "bot"))
-    level = fields.String(allow_none=True, metadata=_doc("bot level", "hard"))
-    filled = fields.Boolean(metadata=_doc("taken by a player (bots always are)"))
+    seat = _always(fields.Integer())
+    type = _always(fields.Enum(SeatType, by_value=True, metadata=_doc("who plays the seat", "bot")))
+    level = _always(fields.String(allow_none=True, validate=validate.OneOf(tuple(LEVELS)),
+                                  metadata=_doc("bot level (null for humans)", "hard")))
+    filled = _always(fields.Boolean(metadata=_doc("taken by a player (bots always are)")))
 
 
 class BotActivitySchema(Schema):
     """What the bot to act is doing."""
 
-    seat = fields.Integer()
-    level = fields.String()
-    status = fields.String(metadata=_doc("queued or thinking", "thinking"))
-    iterations = fields.Integer(metadata=_doc("search iterations so far"))
-    elapsed = fields.Float(metadata=_doc("seconds spent so far"))
-    best_move = fields.Raw(allow_none=True, metadata=_doc("most visited move so far (open-information games only)"))
-    best_visits = fields.Integer()
+    seat = _always(fields.Integer())
+    level = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("bot level", "hard")))
+    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc("queued or thinking", "thinking")))
+    iterations = _always(fields.Integer(metadata=_doc("search iterations so far")))
+    elapsed = _always(fields.Float(metadata=_doc("seconds spent so far")))
+    best_move = _always(fields.Raw(allow_none=True, metadata=_doc(
+        "most visited move so far (open-information games only)")))
+    best_visits = _always(fields.Integer())
 
 
 class OutcomeSchema(Schema):
-    scores = fields.List(fields.Float())
-    winners = fields.List(fields.Integer())
-    ranks = fields.List(fields.Integer())
-    reason = fields.String()
+    scores = _always(fields.List(fields.Float()))
+    winners = _always(fields.List(fields.Integer()))
+    ranks = _always(fields.List(fields.Integer()))
+    reason = _always(fields.String())
 
 
 class MatchViewSchema(Schema):
     """A match as one seat (or a spectator) may see it."""
 
-    id = fields.String(metadata=_doc("match id", "4f1c2e9a0b7d3a65"))
-    game = fields.String(metadata=_doc("game id", "witches"))
-    version = fields.Integer(metadata=_doc("grows with every change; also the ETag", 3))
-    status = fields.String(metadata=_doc("waiting, active or finished", "active"))
-    to_act = fields.Integer(allow_none=True, metadata=_doc("seat to act (null when finished)", 0))
-    you = fields.Integer(allow_none=True, metadata=_doc("the caller's seat (null: spectator)", 0))
-    seats = fields.List(fields.Nested(SeatViewSchema))
-    state = fields.Dict(metadata=_doc("the game's view for the caller's seat"))
-    legal_moves = fields.List(fields.Raw(), metadata=_doc("when the caller is to act: each postable verbatim"))
-    outcome = fields.Nested(OutcomeSchema, allow_none=True)
-    bot = fields.Nested(BotActivitySchema, allow_none=True)
-    seeded = fields.Boolean(metadata=_doc("chance was seeded by the creator (practice match)"))
-    options = fields.Dict(metadata=_doc("the match options, defaults filled in"))
-    created = fields.String(metadata=_doc("ISO 8601 UTC", "2025-01-01T12:00:00Z"))
-    updated = fields.String(metadata=_doc("ISO 8601 UTC", "2025-01-01T12:00:05Z"))
+    id = _always(fields.String(metadata=_doc("match id", "4f1c2e9a0b7d3a65")))
+    game = _always(fields.String(metadata=_doc("game id", "witches")))
+    version = _always(fields.Integer(metadata=_doc("grows with every change; also the ETag", 3)))
+    status = _always(fields.Enum(MatchStatus, by_value=True, metadata=_doc("where the match is", "active")))
+    to_act = _always(fields.Integer(allow_none=True, metadata=_doc("seat to act (null when finished)", 0)))
+    you = _always(fields.Integer(allow_none=True, metadata=_doc("the caller's seat (null: spectator)", 0)))
+    seats = _always(fields.List(fields.Nested(SeatViewSchema)))
+    state = _always(fields.Dict(metadata=_doc("the game's view for the caller's seat")))
+    legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move")), metadata=_doc(
+        "when the caller is to act: each postable verbatim")))
+    outcome = _always(fields.Nested(OutcomeSchema, allow_none=True))
+    bot = _always(fields.Nested(BotActivitySchema, allow_none=True))
+    seeded = _always(fields.Boolean(metadata=_doc("chance was seeded by the creator (practice match)")))
+    options = _always(fields.Dict(metadata=_doc("the match options, defaults filled in")))
+    created = _always(fields.String(metadata=_doc("ISO 8601 UTC", "2025-01-01T12:00:00Z")))
+    updated = _always(fields.String(metadata=_doc("ISO 8601 UTC", "2025-01-01T12:00:05Z")))
 
 
 class SeatGrantSchema(MatchViewSchema):
-    """The match view plus the caller's seat token, shown only this once."""
+    """The match view plus the caller's seat token, shown only this once (absent when the
+    match has no human seat)."""
 
     token = fields.String(metadata=_doc("send as 'Authorization: Bearer <token>'", "q8Hn…"))
 
 
 class MatchSummarySchema(Schema):
-    id = fields.String()
-    game = fields.String()
-    status = fields.String()
-    version = fields.Integer()
-    seats = fields.List(fields.Nested(SeatViewSchema))
-    open_seats = fields.List(fields.Integer(), metadata=_doc("seats still free to join"))
-    created = fields.String()
+    id = _always(fields.String())
+    game = _always(fields.String())
+    status = _always(fields.Enum(MatchStatus, by_value=True))
+    version = _always(fields.Integer())
+    seats = _always(fields.List(fields.Nested(SeatViewSchema)))
+    open_seats = _always(fields.List(fields.Integer(), metadata=_doc("seats still free to join")))
+    seeded = _always(fields.Boolean(metadata=_doc("chance was seeded by the creator (practice match)")))
+    created = _always(fields.String())
 
 
 class MatchListSchema(Schema):
-    matches = fields.List(fields.Nested(MatchSummarySchema))
+    matches = _always(fields.List(fields.Nested(MatchSummarySchema)))
+    next = _always(fields.String(allow_none=True, metadata=_doc(
+        "URL of the next page (null: this is the last)", "/v1/matches?status=waiting&cursor=MTczMzA1")))
 
 
 class LogEntrySchema(Schema):
-    index = fields.Integer(metadata=_doc("position in the history"))
-    seat = fields.Integer(allow_none=True, metadata=_doc("who moved (null: chance)"))
-    chance = fields.Boolean(metadata=_doc("a chance outcome (deal, draw, roll)"))
-    move = fields.Raw(metadata=_doc("the move, redacted for what the caller may not see"))
+    index = _always(fields.Integer(metadata=_doc("position in the history")))
+    seat = _always(fields.Integer(allow_none=True, metadata=_doc("who moved (null: chance)")))
+    chance = _always(fields.Boolean(metadata=_doc("a chance outcome (deal, draw, roll)")))
+    move = _always(fields.Raw(metadata=_doc("the move, redacted for what the caller may not see")))
 
 
 class LogSchema(Schema):
-    id = fields.String()
-    version = fields.Integer()
-    entries = fields.List(fields.Nested(LogEntrySchema))
+    id = _always(fields.String())
+    version = _always(fields.Integer())
+    entries = _always(fields.List(fields.Nested(LogEntrySchema)))
 
 
 class ProblemSchema(Schema):
     """RFC 9457 problem details."""
 
-    type = fields.String(metadata=_doc("URI of the problem type"))
-    title = fields.String(metadata=_doc("short summary", "Illegal move"))
-    status = fields.Integer(metadata=_doc("HTTP status", 422))
-    detail = fields.String(metadata=_doc("what went wrong here"))
-    instance = fields.String(metadata=_doc("the request path"))
+    type = _always(fields.String(metadata=_doc("URI of the problem type")))
+    title = _always(fields.String(metadata=_doc("short summary", "Illegal move")))
+    status = _always(fields.Integer(metadata=_doc("HTTP status", 422)))
+    detail = _always(fields.String(metadata=_doc("what went wrong here")))
+    instance = _always(fields.String(metadata=_doc("the request path")))
     errors = fields.Raw(metadata=_doc("per-field messages (validation errors)"))
     rule = fields.String(metadata=_doc("the rule id the move breaks (illegal moves)"))
-    legal_moves = fields.List(fields.Raw(), metadata=_doc("what would be legal (illegal moves)"))
+    legal_moves = fields.List(fields.Raw(metadata=_a_move("a move")),
+                              metadata=_doc("what would be legal (illegal moves)"))
     current_version = fields.Integer(metadata=_doc("the match's version (conflicts)"))
     to_act = fields.Integer(allow_none=True)
-    status_of_match = fields.String(data_key="match_status")
+    status_of_match = fields.Enum(MatchStatus, by_value=True, data_key="match_status")
     policy = fields.String(metadata=_doc("the rate limit reached (429)", "create-per-minute"))
 
 
+class AnalysedMoveSchema(Schema):
+    move = _always(fields.Raw(metadata=_doc("the move, as in legal_moves", {"type": "play", "card": "red-7"})))
+    visits = _always(fields.Integer(metadata=_doc("simulations that went through this move", 1800)))
+    share = _always(fields.Float(metadata=_doc("visits / all root visits", 0.6)))
+    win_chance = _always(fields.Float(metadata=_doc(
+        "estimated chance to win after this move: the mean reward of its simulations (0–1; a game "
+        "may add a small bonus for the score margin)", 0.71)))
+
+
+class AnalysisResultSchema(Schema):
+    simulations = _always(fields.Integer(metadata=_doc("simulations run", 3000)))
+    seconds = _always(fields.Float(metadata=_doc("search time", 0.4)))
+    moves = _always(fields.List(fields.Nested(AnalysedMoveSchema), metadata=_doc(
+        "the most visited moves, best first (at most five)")))
+
+
+class AnalysisSchema(Schema):
+    """An analysis of the position where `seat` is to act at `version`."""
+
+    id = _always(fields.String(metadata=_doc("analysis id", "9f1c0a7e5b2d4c68")))
+    match = _always(fields.String(metadata=_doc("match id")))
+    version = _always(fields.Integer(metadata=_doc("the position analysed", 7)))
+    seat = _always(fields.Integer(metadata=_doc("the seat to act there", 0)))
+    status = _always(fields.Enum(AnalysisStatus, by_value=True, metadata=_doc(
+        "queued, running, done; stale when the match moved on before a worker took it; failed", "done")))
+    simulations = _always(fields.Integer(metadata=_doc("simulations asked for", 3000)))
+    result = _always(fields.Nested(AnalysisResultSchema, allow_none=True, metadata=_doc(
+        "the top moves once done, else null")))
+
+
 class HealthSchema(Schema):
-    status = fields.String(metadata=_doc("ok", "ok"))
-    redis = fields.String(metadata=_doc("ok or the error", "ok"))
-    workers = fields.Integer(metadata=_doc("bot workers with a recent heartbeat (readyz)", 1))
+    status = _always(fields.String(validate=validate.OneOf(("ok", "unavailable")), metadata=_doc("ok", "ok")))
+    redis = fields.String(metadata=_doc("ok or the error (readiness only)", "ok"))
+    workers = fields.Integer(metadata=_doc("bot workers with a recent heartbeat (readiness only)", 1))
 
 
 class LegalMovesSchema(Schema):
-    version = fields.Integer()
-    to_act = fields.Integer(allow_none=True)
-    you = fields.Integer(allow_none=True)
-    legal_moves = fields.List(fields.Raw())
+    version = _always(fields.Integer())
+    to_act = _always(fields.Integer(allow_none=True))
+    you = _always(fields.Integer(allow_none=True))
+    legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move"))))
+
+
+# --- instances: built once, shared by every request --------------------------------------
+
+CREATE_MATCH = CreateMatchSchema()
+JOIN = JoinSchema()
+MOVE_REQUEST = MoveRequestSchema()
+MATCH_QUERY = MatchQuerySchema()
+MATCH_LIST_QUERY = MatchListQuerySchema()
+GAME_LIST = GameListSchema()
+GAME_DETAIL = GameDetailSchema()
+MATCH_VIEW = MatchViewSchema()
+SEAT_GRANT = SeatGrantSchema()
+MATCH_LIST = MatchListSchema()
+MATCH_LOG = LogSchema()
+LEGAL_MOVES = LegalMovesSchema()
+BOT_ACTIVITY = BotActivitySchema()
+HEALTH = HealthSchema()
+ANALYSIS_REQUEST = AnalysisRequestSchema()
+ANALYSIS = AnalysisSchema()

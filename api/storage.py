@@ -24,21 +24,19 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
+from api.records import LISTED, MatchRecord, MatchStatus, text
 from engine import all_games
 
 T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
-#: The statuses of matches the lobby lists.
-LISTED = ("waiting", "active")
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -74,6 +72,11 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
     return f"{_tag(match_id)}:idem:{seat}:{digest}"
 
 
+def analysis_key(match_id: str, analysis_id: str) -> str:
+    """The hash holding one analysis request of a match and, once done, its result."""
+    return f"{_tag(match_id)}:analysis:{analysis_id}"
+
+
 def channel_for(match_id: str) -> str:
     """The pub/sub channel announcing a match's changes."""
     return f"{_tag(match_id)}:events"
@@ -100,88 +103,13 @@ def keys_of(match_id: str) -> list[str]:
     return [match_key(match_id), history_key(match_id), bot_key(match_id)]
 
 
-# --- records ----------------------------------------------------------------------
-
-
-@dataclass
-class SeatRecord:
-    """One seat: who plays it, and the SHA-256 of its token once a human took it."""
-
-    type: str                      # "human" | "bot"
-    level: str | None = None       # bots only
-    token_hash: str | None = None  # humans, once joined
-
-    @property
-    def filled(self) -> bool:
-        return self.type == "bot" or self.token_hash is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "level": self.level, "token_hash": self.token_hash}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SeatRecord:
-        return cls(data["type"], data.get("level"), data.get("token_hash"))
-
-
-@dataclass
-class MatchRecord:
-    """Everything stored about a match except its move history."""
-
-    id: str
-    game: str
-    version: int
-    status: str                      # "waiting" | "active" | "finished"
-    seats: list[SeatRecord]
-    options: dict[str, Any]
-    seed: str
-    seeded: bool
-    snapshot: dict[str, Any]
-    history_length: int
-    created: float = field(default_factory=time.time)
-    updated: float = field(default_factory=time.time)
-
-    def to_redis(self) -> dict[str, str]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "version": str(self.version),
-            "status": self.status,
-            "seats": json.dumps([seat.to_json() for seat in self.seats]),
-            "options": json.dumps(self.options),
-            "seed": self.seed,
-            "seeded": "1" if self.seeded else "0",
-            "snapshot": json.dumps(self.snapshot, separators=(",", ":")),
-            "history_length": str(self.history_length),
-            "created": repr(self.created),
-            "updated": repr(self.updated),
-        }
-
-    @classmethod
-    def from_redis(cls, raw: dict[bytes, bytes]) -> MatchRecord:
-        data = {key.decode(): value.decode() for key, value in raw.items()}
-        return cls(
-            id=data["id"],
-            game=data["game"],
-            version=int(data["version"]),
-            status=data["status"],
-            seats=[SeatRecord.from_json(seat) for seat in json.loads(data["seats"])],
-            options=json.loads(data["options"]),
-            seed=data["seed"],
-            seeded=data["seeded"] == "1",
-            snapshot=json.loads(data["snapshot"]),
-            history_length=int(data["history_length"]),
-            created=float(data["created"]),
-            updated=float(data["updated"]),
-        )
-
-
 # --- the store ------------------------------------------------------------------
 
 
 class Store:
     """Reads and compare-and-set writes of matches on one Redis connection."""
 
-    def __init__(self, redis: Redis, ttl_for_status: Callable[[str], int]):
+    def __init__(self, redis: Redis, ttl_for_status: Callable[[MatchStatus], int]):
         self.redis = redis
         self.ttl_for_status = ttl_for_status
 
@@ -285,13 +213,13 @@ class Store:
     def _entries_after(self, key: str, cursor: tuple[float, str] | None, count: int) -> list[str]:
         """Up to `count` ids of `key`, newest first, after the entry `cursor` (score, id)."""
         if cursor is None:
-            return [raw.decode() for raw in self.redis.zrevrangebyscore(key, "+inf", "-inf", 0, count)]
+            return [text(raw) for raw in self.redis.zrevrangebyscore(key, "+inf", "-inf", 0, count)]
         score, after_id = cursor
         # Equal scores come in reverse order of id: the ones below the cursor's id are still to come.
-        same = [raw.decode() for raw in self.redis.zrevrangebyscore(key, score, score)]
+        same = [text(raw) for raw in self.redis.zrevrangebyscore(key, score, score)]
         ids = [mid for mid in same if mid < after_id]
         older = self.redis.zrevrangebyscore(key, f"({score!r}", "-inf", 0, count)
-        return (ids + [raw.decode() for raw in older])[:count]
+        return (ids + [text(raw) for raw in older])[:count]
 
     def _load_many(self, ids: list[str]) -> list[MatchRecord | None]:
         with self.redis.pipeline(transaction=False) as pipe:
@@ -315,13 +243,13 @@ class Store:
 
     def listed(self, limit: int) -> list[MatchRecord]:
         """Waiting and active matches, newest first; forgets index entries that expired."""
-        return self._records([raw.decode() for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
+        return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
 
     def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
         """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
         ids: list[str] = []
         for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(raw.decode())
+            ids.append(text(raw))
             if len(ids) >= batch:
                 yield from self._records(ids)
                 ids = []
@@ -350,7 +278,7 @@ class Store:
     def waiting_matches_of(self, owner: str) -> list[str]:
         """The ids of the matches `owner` opened that still wait for players; forgets the rest."""
         key = open_matches_key(owner)
-        ids = [raw.decode() for raw in self.redis.zrange(key, 0, -1)]
+        ids = [text(raw) for raw in self.redis.zrange(key, 0, -1)]
         if not ids:
             return []
         with self.redis.pipeline(transaction=False) as pipe:
@@ -381,7 +309,7 @@ class Store:
     def bot_progress(self, match_id: str) -> dict[str, str]:
         """What the worker last reported for the bot to act (empty when nothing)."""
         raw = self.redis.hgetall(bot_key(match_id))
-        return {key.decode(): value.decode() for key, value in raw.items()}
+        return {text(key): text(value) for key, value in raw.items()}
 
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""

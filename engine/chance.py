@@ -35,3 +35,9 @@ def resolve_chance(game: Game, state: State, seed: str, index: int) -> tuple[Sta
         state = game.apply(state, move)
         applied.append(move)
     return state, applied
+
+
+def bot_rng(seed: str, version: int) -> random.Random:
+    """The bot's generator for its turn at match `version`: seeded matches replay exactly."""
+    digest = hashlib.sha256(f"{seed}:bot:{version}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:16], "big"))

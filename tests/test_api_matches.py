@@ -16,7 +16,8 @@ GAME_IDS = [game.info.id for game in all_games()]
 
 @pytest.fixture
 def duel(client):
-    created = create(client, "witches", [{"type": "human"}, {"type": "human"}])
+    """A seeded two-human witches match: the seat to act leads a trick from a full hand."""
+    created = create(client, "witches", [{"type": "human"}, {"type": "human"}], seed="duel")
     joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
     return {"id": created["id"], "tokens": {0: created["token"], 1: joined["token"]}}
 
@@ -51,6 +52,7 @@ def test_race_on_one_version_applies_exactly_once(app, duel) -> None:
 
 def test_idempotent_retry_returns_the_first_response(client, redis, duel) -> None:
     seat, mine = to_act(client, duel)
+    assert len(mine["legal_moves"]) > 1, "the test needs a choice of moves"
     move = mine["legal_moves"][0]
     key = {"Idempotency-Key": "retry-me"}
     first = play(client, duel["id"], duel["tokens"][seat], move, mine["version"], headers=key)
@@ -61,10 +63,13 @@ def test_idempotent_retry_returns_the_first_response(client, redis, duel) -> Non
     assert again.get_json() == first.get_json()
     assert redis.llen(history_key(duel["id"])) == history
     assert view(client, duel["id"])["version"] == mine["version"] + 1
-    other = play(client, duel["id"], duel["tokens"][seat], mine["legal_moves"][-1], 0, headers=key)
-    assert other.status_code == 422 or len(mine["legal_moves"]) == 1
+    other = play(client, duel["id"], duel["tokens"][seat], mine["legal_moves"][-1], mine["version"], headers=key)
+    assert other.status_code == 422 and other.get_json()["title"] == "Idempotency key reused"
     without_key = play(client, duel["id"], duel["tokens"][seat], move, mine["version"])
-    assert without_key.status_code in (403, 409)
+    assert without_key.status_code == 409
+    assert without_key.get_json()["current_version"] == mine["version"] + 1
+    unversioned = play(client, duel["id"], duel["tokens"][seat], move)  # the other seat is to act now
+    assert unversioned.status_code == 403 and unversioned.get_json()["to_act"] == 1 - seat
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)

@@ -291,6 +291,25 @@ def test_c14_more_than_two_fallen_two_in_front_the_rest_out_of_the_game() -> Non
     assert state.lid == [2, 2, 2, 2]
 
 
+def test_c14_no_object_falls_through_nobodys_fault() -> None:
+    """Every object leaving the cube lands in front of the player whose turn it is, or out of the game."""
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = GAME.new_state(2 + seed % 4)
+        while GAME.current_player(state) != TERMINAL:
+            player = GAME.current_player(state)
+            move = GAME.sample_chance(state, rng) if player == CHANCE else rng.choice(GAME.legal_moves(state))
+            after = GAME.apply(state, move)
+            left_cube = sum(state.cube) - sum(after.cube)
+            if isinstance(move, Fall) and any(move.objects):
+                landed = sum(after.front[state.player]) - sum(state.front[state.player])
+                assert left_cube == landed + sum(after.out) - sum(state.out) == sum(move.objects)
+            others = [row for seat, row in enumerate(after.front) if seat != state.player]
+            assert others == [row for seat, row in enumerate(state.front) if seat != state.player]
+            assert left_cube <= 0 or isinstance(move, Fall)
+            state = after
+
+
 # --- end -----------------------------------------------------------------------
 
 

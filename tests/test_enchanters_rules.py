@@ -325,6 +325,16 @@ def test_e10_one_of_gather_trick_or_nothing():
     assert GAME.current_player(after) == CHANCE and after.phase == REFILL
 
 
+def test_e10_step_2_may_play_any_trick_of_e13_to_e17():
+    tricks = ["proxima", "idem", "exodus", "chaos", "vademecum"]
+    s = build(hands={0: tricks}, towers=[["star-gold-fire"], [], ["hat-silver-water"]])
+    offered = sorted((NAMES[m.trick], m.tower) for m in GAME.legal_moves(s) if m.type == "trick")
+    assert offered == sorted([(x, -1) for x in tricks if x != "exodus"] + [("exodus", 0), ("exodus", 2)])
+    for name in tricks:  # each one is played through the checked path
+        assert trick(s, name, **({"tower": 0} if name == "exodus" else {})).busy
+    assert rule_of(s, {"type": "trick", "trick": "periculum"}) == "E18"
+
+
 def test_e11_discard_down_to_five_one_at_a_time():
     names = ["hat-silver-water", "hat-silver-fire", "star-gold-fire", "wing-bronze-earth", "chaos", "idem", "exodus"]
     s = play(build(hands={0: names}, table=[None, None, "star-silver-earth", None]), {"type": "pass"})
@@ -367,6 +377,30 @@ def test_e12_deck_and_discard_empty_spots_stay_empty():
     assert GAME.current_player(s) == 1 and s.table == [-1, card("chaos"), card("star-gold-fire"), -1]
 
 
+def test_e12_a_discard_pile_holding_only_the_periculum_counts_as_empty():
+    s = build(phase="take", table=["hat-silver-water", "chaos", "star-gold-fire", "wing-bronze-earth"], deck=[])
+    s.hands[1] |= s.discard & ~(1 << card("periculum"))  # the discard pile holds only the Periculum
+    s.discard = 1 << card("periculum")
+    s = play(take(take(s, 0), 3), {"type": "pass"})
+    assert GAME.current_player(s) == 1 and s.reshuffles == 0 and s.deck == 0
+    assert s.table == [-1, card("chaos"), card("star-gold-fire"), -1]
+    assert s.discard == 1 << card("periculum")  # it stays there
+    # the same for Vademecum's draws: no reshuffle of the lone Periculum, the turn goes on
+    v = build(hands={0: ["vademecum"]}, table=["hat-silver-water", "chaos", "star-gold-fire", "wing-bronze-earth"],
+              deck=[])
+    v.hands[1] |= v.discard & ~(1 << card("periculum"))
+    v.discard = 1 << card("periculum")
+    v = trick(v, "vademecum")
+    assert v.reshuffles == 0 and v.hands[0] == 0 and GAME.current_player(v) == 1
+    assert v.discard == mask_of([card("periculum"), card("vademecum")])
+    # with another card beside it, the Periculum is shuffled into the new deck like any card
+    w = build(hands={0: ["vademecum"]}, deck=[])
+    w.hands[1] |= w.discard & ~mask_of([card("periculum"), card("idem")])
+    w.discard = mask_of([card("periculum"), card("idem")])
+    w = trick(w, "vademecum")
+    assert w.reshuffles == 1 and w.deck == mask_of([card("periculum"), card("idem")])
+
+
 # --- Tricks ---------------------------------------------------------------------------
 
 
@@ -400,6 +434,16 @@ def test_e15_exodus_empties_a_tower():
     after = trick(s, "exodus", tower=0)
     assert after.towers[0] == 0
     assert after.discard == mask_of(card(x) for x in PATTERN_EXAMPLES["A"] + ["exodus"])
+
+
+def test_e15_an_empty_tower_is_not_a_legal_target():
+    s = build(hands={0: ["exodus"]}, towers=[[], ["hat-silver-water"], []])
+    assert [m.tower for m in GAME.legal_moves(s) if m.type == "trick"] == [1]
+    for tower in (0, 2):
+        assert rule_of(s, {"type": "trick", "trick": "exodus", "tower": tower}) == "E15"
+    bare = build(hands={0: ["exodus"]})  # every Tower empty: Exodus cannot be played at all
+    assert [m.type for m in GAME.legal_moves(bare)] == ["pass"]
+    assert rule_of(bare, {"type": "trick", "trick": "exodus", "tower": 0}) == "E15"
 
 
 def test_e16_chaos_passes_every_hand_to_the_left():
@@ -471,6 +515,18 @@ def test_e18_periculum_during_vademecum_stops_it():
     assert s.discard >> card("periculum") & 1
 
 
+def test_e18_periculum_during_vademecum_cancels_the_rest_and_goes_on_with_step_3():
+    five = ["hat-silver-water", "star-gold-fire", "wing-bronze-earth", "chaos", "idem"]
+    s = trick(build(hands={0: five + ["vademecum"]}), "vademecum")
+    s = draw(s, "exodus")  # six cards in hand
+    s = draw(s, "periculum")  # the third draw is cancelled
+    assert s.phase == DISCARD and GAME.current_player(s) == 0 and s.vade_left == 0
+    assert s.hands[0].bit_count() == 6 and s.discard >> card("periculum") & 1
+    assert GAME.view(s, 1)["history"][-1] == {"seat": 0, "periculum": "vademecum"}
+    s = play(s, {"type": "discard", "card": "exodus"})  # step 3, then the refill (step 4)
+    assert s.phase == REFILL and s.hands[0].bit_count() == 5
+
+
 def test_e18_periculum_cannot_be_played():
     s = build(hands={0: ["chaos"]})
     assert rule_of(s, {"type": "trick", "trick": "periculum"}) == "E18"
@@ -540,6 +596,36 @@ def test_e22_special_victory_two_stones_and_another_object():
     assert not GAME.is_terminal(t)
 
 
+def test_e22_the_other_object_may_be_a_third_stone():
+    s = build(hands={0: PATTERN_EXAMPLES["D"][:2]}, towers=[[PATTERN_EXAMPLES["D"][2]], [], []],
+              objects={0: [("A", 0), ("B", 0)]})
+    s = obj(gather(s, PATTERN_EXAMPLES["D"], tower=1), 0)  # not all from the hand: no New-gathering card
+    assert s.stones[0] == 3 and s.ng[0] == 0
+    assert GAME.outcome(s).reason == "special_victory" and GAME.outcome(s).winners == (0,)
+
+
+def test_e22_the_other_object_may_be_a_new_gathering_card():
+    s = build(hands={0: PATTERN_EXAMPLES["D"][:2]}, towers=[[PATTERN_EXAMPLES["D"][2]], [], []],
+              objects={0: [("A", 0)]}, ng={0: 1})
+    assert not GAME.is_terminal(s)
+    s = obj(gather(s, PATTERN_EXAMPLES["D"], tower=1), 0)
+    assert GAME.outcome(s).reason == "special_victory" and GAME.outcome(s).winners == (0,)
+
+
+def test_e22_the_other_object_may_be_the_elemental_master_card():
+    s = build(phase="take", hands={0: ["elemental-fire", "elemental-water"]}, objects={0: [("A", 0), ("B", 0)]},
+              table=["elemental-earth", "hat-silver-water", None, None])
+    assert not GAME.is_terminal(s)
+    s = take(s, 0)  # the third Elemental brings the master card: two Stones and another Magic Object card
+    assert s.master == 0 and points(s, 0) == 8
+    assert GAME.outcome(s).reason == "special_victory" and GAME.outcome(s).winners == (0,)
+    # the master card passed on by Chaos counts for its new holder too
+    t = build(n=2, turn=0, hands={0: ["chaos", "elemental-fire", "elemental-water", "elemental-earth"]},
+              objects={1: [("A", 0), ("B", 0)]})
+    t = trick(t, "chaos")
+    assert t.master == 1 and GAME.outcome(t).winners == (1,) and GAME.outcome(t).reason == "special_victory"
+
+
 def test_e23_all_piles_empty_most_points_win_ties_share():
     s = build(hands={0: PATTERN_EXAMPLES["G"]}, objects={0: [("A", 5)], 1: [("B", 3), ("C", 3)]},
               piles={letter: [] for letter in "ABCDEF"} | {"G": [1]})
@@ -551,6 +637,34 @@ def test_e23_all_piles_empty_most_points_win_ties_share():
     t = obj(gather(t, PATTERN_EXAMPLES["G"], tower=1), 2)
     out = GAME.outcome(t)
     assert out.winners == (0, 1) and GAME.returns(t) == (1.0, 1.0)
+
+
+def _stuck_table() -> EnchantersState:
+    """Six full hands and three full Towers hold every card but the Periculum: nothing is left to draw."""
+    others = [NAMES[c] for c in range(40) if NAMES[c] != "periculum"]
+    towers = [others[0:3], others[3:6], others[6:9]]
+    hands = {seat: others[9 + 5 * seat: 14 + 5 * seat] for seat in range(6)}
+    return build(n=6, turn=0, phase="act", table=[None] * 4, towers=towers, hands=hands, deck=[])
+
+
+def test_e23_stalemate_after_two_rounds_without_gathering_trick_or_deck():
+    s = _stuck_table()
+    for _ in range(11):  # 2 x 6 turns in a row: the twelfth ends the game
+        s = play(s, {"type": "pass"})
+        assert not GAME.is_terminal(s) and s.idle >= 1
+    s = play(s, {"type": "pass"})
+    out = GAME.outcome(s)
+    totals = [points(s, p) for p in range(6)]
+    assert out.reason == "stalemate" and out.winners == tuple(p for p in range(6) if totals[p] == max(totals))
+
+
+def test_e23_a_trick_restarts_the_stuck_count():
+    s = _stuck_table()
+    s.turn, s.idle = 4, 11  # eleven idle turns already; seat 4 holds Chaos
+    assert s.hands[4] >> card("chaos") & 1
+    s = trick(s, "chaos")
+    s = draw(draw(s, "chaos"), "periculum")  # the played Chaos is reshuffled (with the Periculum) and drawn
+    assert not GAME.is_terminal(s) and s.idle == 0 and GAME.current_player(s) == 5 and not s.deck
 
 
 # --- information, moves, snapshots ---------------------------------------------------
@@ -568,17 +682,36 @@ def test_views_never_show_other_hands_or_object_values():
             s = GAME.apply(s, GAME.sample_chance(s, r) if p == CHANCE else r.choice(GAME.legal_moves(s)))
             for seat in range(3):
                 v = GAME.view(s, seat)
+                over = GAME.is_terminal(s)  # once finished everything is shown
                 for other in v["players"]:
-                    if other["seat"] != seat:
+                    if other["seat"] != seat and not over:
                         assert "hand" not in other
-                        if not GAME.is_terminal(s):
-                            assert all("value" not in o for o in other["objects"])
+                        assert all("value" not in o for o in other["objects"])
                 text = json.dumps(v)
                 for i in range(3):
-                    if s.table[i] >= 0 and not any(s.table[i] in cards_of(h) for h in s.hands):
+                    if not over and s.table[i] >= 0:
                         assert f'"{NAMES[s.table[i]]}"' not in json.dumps(v["table"])
                 d = GAME.determinize(s, seat, rng)
                 assert GAME.view(d, seat) == v and text == json.dumps(GAME.view(d, seat))
+
+
+def test_a_finished_game_shows_everything():
+    """'Once it is finished, everything may be shown': hands, object values, face-down cards, the deck."""
+    s = build(phase="take", hands={0: ["chaos"], 1: ["idem", "hat-gold-fire"]},
+              objects={0: [("A", 5), ("B", 5), ("C", 4)], 1: [("D", 3)]},
+              table=["elemental-fire", "hat-silver-water", "star-gold-earth", None])
+    running = GAME.view(s, 0)
+    assert "hand" not in running["players"][1] and "deck" not in running
+    assert "card" not in running["table"][1]
+    s = take(s, 0)
+    assert GAME.is_terminal(s)
+    for seat in (0, 1, None):
+        v = GAME.view(s, seat)
+        assert v["players"][1]["hand"] == ["hat-gold-fire", "idem"]
+        assert v["players"][1]["objects"] == [{"pile": "D", "value": 3}]
+        assert [spot.get("card") for spot in v["table"]] == [None, "hat-silver-water", "star-gold-earth", None]
+        assert set(v["deck"]) == {NAMES[c] for c in cards_of(s.deck)}
+        assert GAME.encode(GAME.determinize(s, 1, random.Random(seat or 0))) == GAME.encode(s)
 
 
 def test_log_entries_redact_draws_and_object_values():

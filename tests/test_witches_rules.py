@@ -465,6 +465,8 @@ def test_w14_shared_win() -> None:
 @pytest.mark.parametrize("n", [2, 4, 6])
 def test_view_never_shows_other_hands_or_pile(n: int) -> None:
     for state, _ in random_game(n, seed=n):
+        if state.phase == OVER:
+            continue  # once finished everything may be shown (test_view_shows_the_pile_once_finished)
         for seat in [*range(n), None]:
             text = json.dumps(GAME.view(state, seat))
             hidden = state.pile
@@ -476,6 +478,15 @@ def test_view_never_shows_other_hands_or_pile(n: int) -> None:
             if seat is not None:
                 for card in cards_of(state.hands[seat]):
                     assert f'"{NAMES[card]}"' in text
+
+
+def test_view_shows_the_pile_once_finished() -> None:
+    """'Never shown while the match runs: the order of the pile'; once finished the cards left are shown."""
+    running = build(["red-1", "red-2"], "blue-2", pile="green-1 green-2")
+    assert GAME.view(running, 0)["pile_cards"] is None
+    over = build(["", ""], "red-1", captured=["blue-9", "blue-2 blue-3"], pile="green-2 green-1", phase=OVER)
+    for seat in (0, 1, None):
+        assert GAME.view(over, seat)["pile_cards"] == ["green-1", "green-2"]
 
 
 def test_view_lists_public_items() -> None:

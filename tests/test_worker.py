@@ -8,7 +8,7 @@ from api_support import create, view
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from ai.jobs import play_bot_turn
+from api.bot_turn import play_bot_turn
 from api.bots import job_id_for
 from api.storage import bot_key
 

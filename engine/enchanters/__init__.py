@@ -18,14 +18,20 @@ Choices where the rules are silent:
   non-empty Tower; Periculum is never played.
 - Chaos: "left" is the next seat in turn order.
 - Vademecum: an empty deck is refilled from the discard pile (not the Vademecum
-  itself); a Periculum drawn stops the remaining draws.
+  itself); a Periculum drawn cancels the remaining draws, the turn goes on with step 3.
 - Refills go spot 0, 1, 2, then the face-up spot; a discard pile holding only
-  the Periculum is not reshuffled (the spot stays empty).
+  the Periculum counts as empty (E12): no reshuffle, for refills and Vademecum alike.
 - E21/E22 are checked together after every move; the player to act wins, else
   the first clockwise; an Artifact winner's reason is "special_victory".
-- An Artifact's "other object" may be a New-gathering card, not the master card.
+- An Artifact's "other object" is any Magic Object card (E22), the master card included.
+- Once the game is over, views show everything (hands, values, table, deck).
 - Stuck table: after 2n turns in a row with no gathering, no Trick and an empty
   deck, the game ends as E23 (reason "stalemate").
+- Determinization is exact about what is public: a hidden card is redealt only among the
+  cards last dealt from the same deck (before or after each reshuffle), and other players'
+  object values never make a win at any earlier check (the state keeps, per seat, the most
+  public points held with each number of objects). Joint rejection, then a complete
+  randomized search: never an impossible sample.
 - The search's playout is a greedy player (`policy`), not uniformly random moves:
   random playouts in this race mostly measured luck.
 - Legal moves list one canonical declaration per (cards, pattern) and one of the

@@ -37,7 +37,7 @@ def _names(mask: int) -> list[str]:
 
 
 def view(s: WitchesState, seat: int | None) -> dict[str, Any]:
-    """The public state plus `seat`'s own hand; never the pile's cards or another hand."""
+    """The public state plus `seat`'s own hand; never another hand, nor the pile's cards before the end."""
     n = s.n
     trump = s.trump
     acting = s.phase in (PLAY, DECIDE)
@@ -71,6 +71,8 @@ def view(s: WitchesState, seat: int | None) -> dict[str, Any]:
             for leader, cards, winner in s.tricks
         ],
         "winners": winners(s) if s.phase == OVER else None,
+        # once finished everything may be shown: the cards left in the pile (public by then anyway)
+        "pile_cards": _names(s.pile) if s.phase == OVER else None,
     }
     if seat is not None:
         out["hand"] = _names(s.hands[seat])

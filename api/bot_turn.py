@@ -1,6 +1,6 @@
 """The RQ job that plays one bot turn: load → search with the level's budget → apply through the service.
 
-Enqueued by the web side as `"ai.jobs.play_bot_turn"` with job id
+Enqueued by the web side (`api.bots`) by dotted path, with job id
 `bot-<match>-<version>`. A job whose version is no longer current does nothing,
 so a duplicate or late job is harmless; the move is applied with
 compare-and-set, so two workers racing on one turn apply it once.
@@ -13,26 +13,27 @@ import time
 from typing import Any
 
 from redis import Redis
-from rq import Worker, get_current_job
+from rq import get_current_job
 
 from ai.levels import get_level
 from ai.search import Progress, choose_move
 from api import metrics
 from api.config import Config
-from api.service import MatchService, bot_rng
+from api.records import BotStatus
+from api.service import MatchService
+from engine.chance import bot_rng
 
 
 def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     """Play the bot turn at `version` of a match, if it is still that turn."""
     service = MatchService(_connection(), Config.from_env())
     turn = service.bot_turn(match_id, version)
-    if turn is None:
+    if turn is None or turn.seat is None:
         return {"match": match_id, "version": version, "played": False, "reason": "stale"}
-    loaded, seat = turn
-    record, game = loaded.record, loaded.game
-    level = get_level(record.seats[seat].level or "medium")
+    record, game, seat = turn.record, turn.game, turn.seat
+    level = get_level(record.seats[seat].bot_level)
     started = time.time()
-    service.report_bot(match_id, version, {"status": "thinking", "iterations": 0, "elapsed": 0.0,
+    service.report_bot(match_id, version, {"status": BotStatus.THINKING, "iterations": 0, "elapsed": 0.0,
                                            "best_visits": 0, "best_move": "", "started": repr(started)})
 
     searched = Progress(0, 0.0, None, 0)
@@ -42,14 +43,14 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
         searched = progress
         best = game.move_to_json(progress.best_move) if progress.best_move is not None else None
         service.report_bot(match_id, version, {
-            "status": "thinking",
+            "status": BotStatus.THINKING,
             "iterations": progress.iterations,
             "elapsed": round(progress.elapsed, 3),
             "best_visits": progress.best_visits,
             "best_move": json.dumps(best) if best is not None else "",
         })
 
-    move = choose_move(game, loaded.state.clone(), seat, level, bot_rng(record.seed, version),
+    move = choose_move(game, turn.state.clone(), seat, level, bot_rng(record.seed, version),
                        on_progress=on_progress)
     after = service.play_bot(match_id, version, move)
     seconds = time.time() - started
@@ -62,13 +63,6 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
         "move": game.move_to_json(move),
         "seconds": round(seconds, 3),
     }
-
-
-class BotWorker(Worker):
-    """RQ's forking worker, loaded with the search already imported so each turn's fork starts warm.
-
-    Run it with `rq worker --worker-class ai.jobs.BotWorker bots` (the Procfile does).
-    """
 
 
 def _connection() -> Redis:

@@ -1,0 +1,15 @@
+"""The match service, by concern.
+
+- `commands`     MatchService: load a match (and the caller's seat), create, join, play,
+                 bot turns — every change a compare-and-set transaction
+- `presentation` what callers see (view, legal moves, log, listing) as objects the schemas dump
+- `streams`      long-poll and the Server-Sent Events stream
+- `model`        Loaded (record + game + state) and Caller (plus the caller's seat)
+- `errors`       the service's errors, each with its HTTP status
+- `tokens`       seat tokens
+"""
+
+from api.service.commands import MatchService
+from api.service.model import Caller, Loaded
+
+__all__ = ["Caller", "Loaded", "MatchService"]

@@ -1,0 +1,95 @@
+"""The service's errors: each names the HTTP status and title the edge answers with (problem+json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """Base of the service's errors. `status` is the HTTP status the edge should use."""
+
+    status = 400
+    title = "Bad request"
+
+    def __init__(self, detail: str, **extra: Any):
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra  # extra problem members, e.g. rule=..., legal_moves=[...]
+
+
+class MatchNotFound(ServiceError):
+    status = 404
+    title = "Match not found"
+
+
+class NotYourTurn(ServiceError):
+    """The caller holds no seat, or it is not that seat's turn (or the match is not active)."""
+
+    status = 403
+    title = "Not your turn"
+
+
+class NotAllowed(ServiceError):
+    """The caller may not do this here (e.g. analyse a position whose hidden cards it cannot see)."""
+
+    status = 403
+    title = "Not allowed"
+
+
+class NothingToDo(ServiceError):
+    """The request is well-formed but the match is not in a state where it means anything."""
+
+    status = 409
+    title = "Nothing to do"
+
+
+class AnalysisNotFound(ServiceError):
+    status = 404
+    title = "Analysis not found"
+
+
+class Unauthorized(ServiceError):
+    """A bearer token was sent but matches no seat of this match."""
+
+    status = 401
+    title = "Invalid seat token"
+
+
+class VersionConflict(ServiceError):
+    """The move names a version that is no longer current (extra: current_version)."""
+
+    status = 409
+    title = "Version conflict"
+
+
+class PreconditionFailed(VersionConflict):
+    """Same as VersionConflict, when the version came from If-Match."""
+
+    status = 412
+    title = "Precondition failed"
+
+
+class MatchFull(ServiceError):
+    status = 409
+    title = "No seat available"
+
+
+class IllegalMoveError(ServiceError):
+    """The engine refused the move (extra: rule, legal_moves)."""
+
+    status = 422
+    title = "Illegal move"
+
+
+class InvalidRequest(ServiceError):
+    """Semantically invalid input the schema could not catch (extra: errors={field: [msg]})."""
+
+    status = 422
+    title = "Invalid request"
+
+
+class IdempotencyMismatch(ServiceError):
+    """An Idempotency-Key was reused with a different request."""
+
+    status = 422
+    title = "Idempotency key reused"

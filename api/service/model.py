@@ -1,0 +1,54 @@
+"""A loaded match (record, game, decoded state) and who is asking: what every service step passes on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from api.records import MatchRecord, MatchStatus
+from engine import Game
+from engine.core import State
+
+
+@dataclass
+class Loaded:
+    """A match record with its game and decoded state."""
+
+    record: MatchRecord
+    game: Game
+    state: State
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat to act; None when the game is over."""
+        player = self.game.current_player(self.state)
+        return player if player >= 0 else None
+
+    @property
+    def bot_to_act(self) -> int | None:
+        """The bot seat whose turn it is in a running match, else None (the one place this is decided)."""
+        seat = self.to_act
+        if self.record.status != MatchStatus.ACTIVE or seat is None or not self.record.seats[seat].is_bot:
+            return None
+        return seat
+
+    def seen_by(self, seat: int | None) -> Caller:
+        """This match as `seat` asks for it (None: a spectator)."""
+        return Caller(self.record, self.game, self.state, seat)
+
+
+@dataclass
+class Caller(Loaded):
+    """A loaded match and the seat of whoever asks (None: a spectator)."""
+
+    seat: int | None
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """What a move submission returns: the body (the caller's view, as JSON), and whether it
+    replays the stored response of a retried Idempotency-Key."""
+
+    body: dict[str, Any]
+    version: int
+    replayed: bool = False
