@@ -12,7 +12,7 @@ from werkzeug.exceptions import UnsupportedMediaType
 
 from api.errors import BadRequestBody, QueryError
 from api.service import MatchService
-from api.service.errors import PreconditionFailed, Unauthorized
+from api.service.errors import Unauthorized
 
 #: The longest Idempotency-Key accepted; a longer one is refused (400), never cut.
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
@@ -20,6 +20,7 @@ IDEMPOTENCY_KEY_MAX_LENGTH = 255
 MAX_JSON_DEPTH = 32
 
 _VERSION = re.compile(r"[0-9]{1,18}")  # ASCII digits only: "²".isdigit() is True
+_IF_MATCH = re.compile(r'(?:W/)?(?:"([0-9]{1,18})"|([0-9]{1,18}))')  # a bare version is taken too
 _IDEMPOTENCY_KEY = re.compile(rf"[\x21-\x7e]{{1,{IDEMPOTENCY_KEY_MAX_LENGTH}}}")
 
 
@@ -68,22 +69,22 @@ def bearer_token() -> str | None:
 
 
 def if_match_version() -> int | None:
-    """The version named by If-Match (`"3"`), None when absent or `*`; 412 when not a version."""
+    """The version named by If-Match (`"3"`), None when absent or `*`; 400 when not a version."""
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
         return None
-    value = parse_version(header.strip().removeprefix("W/").strip('"'))
-    if value is None:
-        raise PreconditionFailed(f"If-Match {_shown(header)} names no version of this match")
-    return value
+    match = _IF_MATCH.fullmatch(header.strip())
+    if match is None:
+        raise BadRequestBody(f'If-Match {_shown(header)} is not a quoted version like "3" (or *)')
+    return int(match[1] or match[2])
 
 
 def last_event_version() -> int | None:
     """The version named by Last-Event-ID, None when absent; 400 when it is not one we sent."""
     header = request.headers.get("Last-Event-ID")
-    if header is None or not header.strip():
+    if header is None or header == "":
         return None
-    value = parse_version(header.strip())
+    value = parse_version(header)
     if value is None:
         raise BadRequestBody(f"Last-Event-ID {_shown(header)} is not an event id of this stream")
     return value

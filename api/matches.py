@@ -25,8 +25,10 @@ bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
 MATCH_ID = "MatchId"  # components/parameters: the {match_id} path parameter
 IF_NONE_MATCH = "IfNoneMatch"
-EVENT_STREAM = {"type": "array", "items": {"oneOf": [
-    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent")]}}
+#: One event of the stream: OpenAPI 3.1 has no `itemSchema`, so `schema` describes each event (as
+#: 3.2's itemSchema would, and as schemathesis reads it).
+EVENT_STREAM = {"oneOf": [
+    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent")]}
 MOVE_EXAMPLES = {
     "witches": {"summary": "The Witches' Wheel: play a card",
                 "value": {"move": {"type": "play", "card": "orange-1"}, "version": 3}},
@@ -105,7 +107,7 @@ def create() -> Response:
             "seats": [{"seat": 0, "type": "human", "level": None, "filled": True},
                       {"seat": 1, "type": "human", "level": None, "filled": False}],
             "open_seats": [1], "seeded": False, "created": "2025-01-01T12:00:00Z",
-        }], "next": "/v1/matches?status=waiting&limit=1&cursor=MTczMzA1MDQwMC4xMjN8NGYxYzJlOWEwYjdkM2E2NQ"},
+        }], "next": "/v1/matches?status=waiting&limit=1&cursor=1733050400.123_4f1c2e9a0b7d3a65"},
             headers={"Link": {"description": 'the next page, rel="next" (absent on the last page)',
                               "schema": {"type": "string"}}}),
         400: "BadRequest",
@@ -206,8 +208,8 @@ def legal_moves(match_id: str) -> Response:
     parameters=[
         MATCH_ID,
         {"name": "If-Match", "in": "header", "example": '"3"',
-         "description": "the version the move was chosen at, quoted (an ETag of the view)",
-         "schema": {"type": "string", "pattern": '^(W/)?"[0-9]{1,18}"$'}},
+         "description": 'the version the move was chosen at: an ETag of the view ("3"; a bare 3 is taken too)',
+         "schema": {"type": "string", "pattern": '^(\\*|(W/)?("[0-9]{1,18}"|[0-9]{1,18}))$'}},
         {"name": "Idempotency-Key", "in": "header", "example": "5f0c6d1e-move-3",
          "description": f"makes a retry safe; 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters "
                         "(a longer key is refused with 400, never cut)",
@@ -279,7 +281,7 @@ def log(match_id: str) -> Response:
     auth=Auth.OPTIONAL,
     parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "example": "3",
                            "description": "the last event id received: the stream resumes after it",
-                           "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"}}],
+                           "schema": {"type": "string", "pattern": "^([0-9]{1,18})?$"}}],
     responses={
         200: Reply(
             "A stream of Server-Sent Events: `retry`, then `match` and `bot` events; comment lines "

@@ -108,8 +108,9 @@ class MatchListQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
     limit = fields.Integer(validate=validate.Range(1, 100), metadata=_doc(
         "matches per page at most (default and maximum: the server's LIST_LIMIT, 100 unless configured)", 20))
-    cursor = fields.String(validate=validate.Length(1, 200), metadata=_doc(
-        "where the page starts: the `next` of the previous page carries it"))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,12}(\.[0-9]{1,12})?_[0-9a-f]{16}$"), metadata=_doc(
+        "where the page starts (after this creation time and match id): the `next` link carries it",
+        "1733050400.123_4f1c2e9a0b7d3a65"))
 
 
 class AnalysisRequestSchema(Schema):

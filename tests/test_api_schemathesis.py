@@ -22,7 +22,7 @@ CONFIG = """
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "429"]
 """
-MAX_EXAMPLES = 10
+MAX_EXAMPLES = 8
 
 
 def _create(base: str, body: dict) -> dict:
@@ -32,7 +32,6 @@ def _create(base: str, body: dict) -> dict:
         return json.loads(answer.read())
 
 
-@pytest.mark.xfail(reason="the document's fixes (wait, seats, event stream, headers) come next", strict=False)
 def test_schemathesis_finds_nothing(redis_url: str, tmp_path: Path) -> None:
     # Waits end fast so that a generated long-poll or event stream does not hold the run.
     with devserver(redis_url, tmp_path / "server.log", LONG_POLL_MAX_SECONDS=0.2, SSE_MAX_SECONDS=0.3,
@@ -49,7 +48,7 @@ def test_schemathesis_finds_nothing(redis_url: str, tmp_path: Path) -> None:
             [sys.executable, "-m", "schemathesis.cli", "--no-color",
              "--config-file", str(tmp_path / "schemathesis.toml"), "run", f"{base}/openapi.json",
              "--url", base, "--checks", "all", "--max-examples", str(MAX_EXAMPLES), "--seed", "1",
-             "--workers", "2", "--max-time", "150"],
+             "--workers", "2", "--max-time", "100"],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
         )
     if run.returncode != 0:

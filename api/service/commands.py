@@ -200,17 +200,18 @@ class MatchService:
                     return MoveResult(stored["body"], stored["version"], replayed=True), None
             loaded = self.load(match_id, pipe)
             record = loaded.record
+            if record.status != MatchStatus.ACTIVE:
+                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
+            move = parse_move(loaded.game, move_data)  # malformed: 422 whatever the version
             if version is not None and version != record.version:
                 error = PreconditionFailed if version_from_header else VersionConflict
                 raise error(
                     f"the match is at version {record.version}, not {version}",
                     current_version=record.version,
                 )
-            if record.status != MatchStatus.ACTIVE:
-                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
             if loaded.to_act != seat:
                 raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
-            after = self._commit(pipe, loaded, parse_move(loaded.game, move_data))
+            after = self._commit(pipe, loaded, move)
             body = schemas.MATCH_VIEW.dump(
                 match_view(self.store, after.seen_by(seat))
             )

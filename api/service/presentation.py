@@ -6,9 +6,8 @@ may not see); a spectator is seat None. Seat rows are built here, once.
 
 from __future__ import annotations
 
-import base64
 import json
-import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -197,25 +196,25 @@ def listing(store: Store, limit: int, game: str | None, status: MatchStatus | No
 
 
 class InvalidCursor(ValueError):
-    """A `cursor` that no listing gave."""
+    """A `cursor` that names no position of the lobby."""
 
 
 def encode_cursor(position: tuple[float, str]) -> str:
-    """The opaque cursor of a lobby position (a match's creation time and id)."""
+    """The cursor of a lobby position: a match's creation time (exact) and id, `1733050400.5_4f1c…`."""
     created, match_id = position
-    return base64.urlsafe_b64encode(f"{created!r}|{match_id}".encode()).decode().rstrip("=")
+    return f"{created!r}_{match_id}"
 
 
 def decode_cursor(cursor: str) -> tuple[float, str]:
-    """The lobby position of a cursor made by `encode_cursor`."""
-    try:
-        created, _, match_id = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().partition("|")
-        position = (float(created), match_id)
-    except ValueError:
-        raise InvalidCursor("not a cursor of this listing") from None
-    if not match_id or not math.isfinite(position[0]):
+    """The lobby position of a cursor (the `next` link's)."""
+    match = CURSOR.fullmatch(cursor)
+    if match is None:
         raise InvalidCursor("not a cursor of this listing")
-    return position
+    return float(match[1]), match[2]
+
+
+#: What a cursor looks like (the query schema documents it).
+CURSOR = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,12})?)_([0-9a-f]{16})")
 
 
 def bot_activity(store: Store, loaded: Loaded) -> BotActivity | None:
