@@ -17,7 +17,19 @@ def create_app(config: Config | None = None) -> Flask:
     from redis import Redis
     from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from api import analysis, docs, games, health, limits, logs, matches, metrics, storage, sweep
+    from api import (
+        analysis,
+        docs,
+        games,
+        health,
+        limits,
+        logs,
+        matches,
+        metrics,
+        play,
+        storage,
+        sweep,
+    )
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -36,6 +48,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(matches.bp)
     app.register_blueprint(analysis.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(play.bp)
     register_error_handlers(app)
     logs.init_app(app)  # first, so that even a request refused by a limit has its id
     metrics.init_app(app, metrics.SharedCollector(redis, config.BOT_QUEUE, storage.STATUS_INDEXES))

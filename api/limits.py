@@ -22,6 +22,7 @@ import ipaddress
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
@@ -117,7 +118,8 @@ def init_app(app: Flask, config: Config) -> Limiter:
         limit = limiter.shared_limit(
             _setting(setting), scope=policy, key_func=KEY_FUNCTIONS[counted],
         )
-        app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+        limited: Any = limit(app.view_functions[endpoint])  # the view, counted first
+        app.view_functions[endpoint] = limited
 
     @app.errorhandler(RateLimitExceeded)
     def too_many_requests(error: RateLimitExceeded) -> Response:

@@ -18,7 +18,7 @@ from api.http import (
     load_query,
     service,
 )
-from api.service import presentation, streams
+from api.service import presentation, streams, tickets
 from api.service.errors import Unauthorized
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
@@ -28,7 +28,7 @@ IF_NONE_MATCH = "IfNoneMatch"
 #: One event of the stream: OpenAPI 3.1 has no `itemSchema`, so `schema` describes each event (as
 #: 3.2's itemSchema would, and as schemathesis reads it).
 EVENT_STREAM = {"oneOf": [
-    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent")]}
+    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent", "ReconnectEvent")]}
 MOVE_EXAMPLES = {
     "witches": {"summary": "The Witches' Wheel: play a card",
                 "value": {"move": {"type": "play", "card": "orange-1"}, "version": 3}},
@@ -275,13 +275,46 @@ def log(match_id: str) -> Response:
     return _read_response(schemas.MATCH_LOG.dump(presentation.match_log(svc.store, caller)))
 
 
+@bp.post("/<match_id>/stream-ticket")
+@operation(
+    operation_id="createStreamTicket", tag="matches", summary="Get a stream ticket (for EventSource)",
+    auth=Auth.REQUIRED, parameters=[MATCH_ID],
+    responses={
+        201: Reply("A single-use ticket for this seat's event stream", schemas.STREAM_TICKET,
+                   example={"ticket": "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0", "seat": 0, "expires_in": 60}),
+        401: "Unauthorized", 404: "NotFound",
+    },
+)
+def stream_ticket(match_id: str) -> Response:
+    """Trade the seat token for a ticket that opens one event stream of that seat.
+
+    A browser's `EventSource` cannot send `Authorization`. Send the seat token here and open
+    `GET /v1/matches/{id}/events?ticket=…` with the answer: the ticket stands for this seat in
+    that one URL, is spent when the stream opens, and expires after `expires_in` seconds
+    unused. The seat token itself never goes into a URL. Ask for a new ticket to reconnect.
+    """
+    svc = service()
+    caller = svc.caller(match_id, bearer_token())
+    ticket = tickets.issue_ticket(svc, caller)
+    body = {"ticket": ticket, "seat": caller.seat, "expires_in": svc.config.STREAM_TICKET_SECONDS}
+    response = jsonify(schemas.STREAM_TICKET.dump(body))
+    response.status_code = 201
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.get("/<match_id>/events")
 @operation(
     operation_id="streamMatchEvents", tag="matches", summary="Follow a match (Server-Sent Events)",
     auth=Auth.OPTIONAL,
     parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "example": "3",
                            "description": "the last event id received: the stream resumes after it",
-                           "schema": {"type": "string", "pattern": "^([0-9]{1,18})?$"}}],
+                           "schema": {"type": "string", "pattern": "^([0-9]{1,18})?$"}},
+                {"name": "ticket", "in": "query", "schema": {"type": "string"},
+                 "description": "A stream ticket (POST /v1/matches/{id}/stream-ticket): that seat's "
+                                "stream, without the seat token in the URL",
+                 "example": "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0"}],
+
     responses={
         200: Reply(
             "A stream of Server-Sent Events: `retry`, then `match` and `bot` events; comment lines "
@@ -299,10 +332,17 @@ def events(match_id: str) -> Response:
 
     `event: match` carries the caller's view (`id:` is the version) at once and after every
     change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-    is finished, or after a few minutes (reconnect with Last-Event-ID).
+    is finished, or after a few minutes (reconnect with Last-Event-ID). `event: reconnect`
+    ends it when the server shuts down: reconnect with Last-Event-ID. A seat's own stream
+    needs its token: in `Authorization`, or, from a browser's EventSource, as a `ticket` from
+    POST /v1/matches/{id}/stream-ticket (single-use, short-lived).
     """
     svc = service()
-    caller = svc.caller(match_id, bearer_token())
+    ticket = request.args.get("ticket")
+    if ticket is not None:
+        caller = tickets.caller_of_ticket(svc, match_id, ticket)
+    else:
+        caller = svc.caller(match_id, bearer_token())
     last_version = last_event_version()
     stream = stream_with_context(streams.events(svc, caller, last_version))
     response = Response(stream, mimetype="text/event-stream")

@@ -113,6 +113,12 @@ STREAM_EVENTS: dict[str, dict[str, Any]] = {
         },
         "required": ["event", "data"],
     },
+    "ReconnectEvent": {
+        "type": "object",
+        "description": "Last, when the server shuts down: reconnect (with Last-Event-ID) elsewhere",
+        "properties": {"event": {"const": "reconnect"}, "data": {"const": "{}"}},
+        "required": ["event"],
+    },
     "RetryEvent": {
         "type": "object",
         "description": "First in every stream: how long to wait before reconnecting (no data)",

@@ -6,15 +6,17 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
                 options, seed, seeded, history length, created/updated
 - `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
-- `…:bot`      hash: what the bot to act is doing (version, status, iterations, heartbeat)
+- `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
+                recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
 Plus the lobby's sorted sets of matches that can be listed (waiting or active), scored by
 creation time: `coven:index` (all of them), `coven:lobby:<game|*>:<status|*>` (exact filters
-by game, by status, by both), and per client
-address a sorted set of the waiting matches it opened (`coven:open-by:<address>`). Keys that
-span matches are written after a match's transaction, never inside it (cluster slot rules).
+by game, by status, by both); `coven:bots:due`, the pending bot turns (`<match>:<version>`)
+by when the sweeper should look at them next; and per client address a sorted set of the
+waiting matches it opened (`coven:open-by:<address>`). Keys that span matches are written
+after a match's transaction, never inside it (cluster slot rules).
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -23,20 +25,21 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
 from redis.exceptions import WatchError
 
-from api.records import LISTED, MatchRecord, MatchStatus, text
+from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, text
 from engine import all_games
 
 T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
+DUE_KEY = f"{PREFIX}:bots:due"
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -72,6 +75,12 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
     return f"{_tag(match_id)}:idem:{seat}:{digest}"
 
 
+def ticket_key(match_id: str, ticket: str) -> str:
+    """Where a stream ticket's seat is kept: by the ticket's hash, in the match's slot."""
+    digest = hashlib.sha256(ticket.encode()).hexdigest()
+    return f"{_tag(match_id)}:ticket:{digest}"
+
+
 def analysis_key(match_id: str, analysis_id: str) -> str:
     """The hash holding one analysis request of a match and, once done, its result."""
     return f"{_tag(match_id)}:analysis:{analysis_id}"
@@ -95,7 +104,7 @@ def lobby_key(game: str | None, status: str | None) -> str:
 
 
 #: The lobby's index of each listed status (for counting matches by status).
-STATUS_INDEXES = {status: lobby_key(None, status) for status in LISTED}
+STATUS_INDEXES = {status.value: lobby_key(None, status) for status in LISTED}
 
 
 def keys_of(match_id: str) -> list[str]:
@@ -241,38 +250,6 @@ class Store:
         """Announce a change on the match's channel."""
         self.redis.publish(channel_for(match_id), json.dumps(message))
 
-    def listed(self, limit: int) -> list[MatchRecord]:
-        """Waiting and active matches, newest first; forgets index entries that expired."""
-        return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
-
-    def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
-        """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
-        ids: list[str] = []
-        for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(text(raw))
-            if len(ids) >= batch:
-                yield from self._records(ids)
-                ids = []
-        yield from self._records(ids)
-
-    def _records(self, ids: list[str]) -> list[MatchRecord]:
-        """The records of `ids` that still exist; index entries of expired ones are forgotten."""
-        if not ids:
-            return []
-        with self.redis.pipeline(transaction=False) as pipe:
-            for mid in ids:
-                pipe.hgetall(match_key(mid))
-            raws = pipe.execute()
-        records, gone = [], []
-        for mid, raw in zip(ids, raws, strict=True):
-            if raw:
-                records.append(MatchRecord.from_redis(raw))
-            else:
-                gone.append(mid)
-        if gone:
-            self.redis.zrem(INDEX_KEY, *gone)
-        return records
-
     # open matches per client address ------------------------------------------------
 
     def waiting_matches_of(self, owner: str) -> list[str]:
@@ -311,6 +288,16 @@ class Store:
         raw = self.redis.hgetall(bot_key(match_id))
         return {text(key): text(value) for key, value in raw.items()}
 
+    def start_bot_turn(self, match_id: str, version: int) -> None:
+        """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""
+        key = bot_key(match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            pipe.hset(key, mapping={"version": str(version), "status": BotStatus.QUEUED.value,
+                                    "recoveries": "0"})
+            pipe.expire(key, self.ttl_for_status(MatchStatus.ACTIVE))
+            pipe.execute()
+
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""
         key = bot_key(match_id)
@@ -319,3 +306,21 @@ class Store:
             pipe.expire(key, ttl)
             pipe.execute()
         self.publish(match_id, {"kind": "bot", "version": int(fields.get("version", 0))})
+
+    # due bot turns --------------------------------------------------------------------
+
+    def mark_due(self, match_id: str, version: int, when: float) -> None:
+        """Have the sweeper look at the bot turn at `version` at `when` (epoch seconds)."""
+        self.redis.zadd(DUE_KEY, {f"{match_id}:{version}": when})
+
+    def unmark_due(self, match_id: str, version: int) -> None:
+        """The bot turn at `version` needs no more looking after."""
+        self.redis.zrem(DUE_KEY, f"{match_id}:{version}")
+
+    def due_turns(self, now: float, limit: int) -> list[tuple[str, int]]:
+        """(match, version) of at most `limit` bot turns due by `now`, the most overdue first."""
+        turns = []
+        for member in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit):
+            match_id, _, version = text(member).rpartition(":")
+            turns.append((match_id, int(version)))
+        return turns

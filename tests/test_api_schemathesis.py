@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_api_live import ROOT, devserver
+from conftest import ROOT, devserver
 
 #: Valid by the document yet refused by the state of the match (412: If-Match names an older
 #: version) or by the rules (422: an illegal move, a seat count the game does not allow).
@@ -34,7 +34,7 @@ def _create(base: str, body: dict) -> dict:
 
 def test_schemathesis_finds_nothing(redis_url: str, tmp_path: Path) -> None:
     # Waits end fast so that a generated long-poll or event stream does not hold the run.
-    with devserver(redis_url, tmp_path / "server.log", LONG_POLL_MAX_SECONDS=0.2, SSE_MAX_SECONDS=0.3,
+    with devserver(redis_url, LONG_POLL_MAX_SECONDS=0.2, SSE_MAX_SECONDS=0.3,
                    SSE_KEEPALIVE_SECONDS=0.2) as base:
         matches = [
             _create(base, {"game": "witches", "seats": [{"type": "human"}, {"type": "human"}]}),

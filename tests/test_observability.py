@@ -39,7 +39,7 @@ def test_access_line_per_request_with_its_id(client, caplog) -> None:
     assert all(r.duration_ms >= 0 for r in lines)
 
 
-def test_logs_are_json_lines_carrying_the_request_id(app, capsys) -> None:
+def test_logs_are_json_lines_carrying_the_request_id(app) -> None:
     from api.logs import RequestContext, configure_logging
 
     configure_logging("INFO")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from api import schemas, storage
+from api.drain import DRAIN
 from api.records import MatchStatus
 from api.service.commands import MatchService
 from api.service.model import Caller
@@ -29,11 +30,12 @@ def wait(service: MatchService, caller: Caller, after_version: int, timeout: flo
     pubsub = service.redis.pubsub(ignore_subscribe_messages=True)
     try:
         pubsub.subscribe(storage.channel_for(match_id))
+        DRAIN.watch(pubsub, service.redis)
         while True:
             loaded = service.load(match_id)
             remaining = deadline - time.monotonic()
-            if loaded.record.version > after_version or remaining <= 0:
-                return loaded.seen_by(caller.seat)
+            if loaded.record.version > after_version or remaining <= 0 or DRAIN.started.is_set():
+                return loaded.seen_by(caller.seat)  # (shutting down: answer now; the client polls again)
             pubsub.get_message(timeout=remaining)
     finally:
         pubsub.close()
@@ -52,6 +54,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
     config = service.config
     pubsub = service.redis.pubsub(ignore_subscribe_messages=True)
     pubsub.subscribe(storage.channel_for(match_id))
+    DRAIN.watch(pubsub, service.redis)
     sent = last_version if last_version is not None else -1
     deadline = time.monotonic() + config.SSE_MAX_SECONDS
     try:
@@ -66,6 +69,9 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
                 if loaded.record.status == MatchStatus.FINISHED:
                     return
                 service.ensure_progress(loaded)
+            if DRAIN.started.is_set():  # the process is shutting down: reconnect elsewhere
+                yield sse("reconnect", {})
+                return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
@@ -76,6 +82,9 @@ def events(service: MatchService, caller: Caller, last_version: int | None) -> I
                 if time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
                     yield ": keep-alive\n\n"
                 send_view = True
+                continue
+            if DRAIN.is_drain(message):
+                send_view = False
                 continue
             note = json.loads(message["data"])
             if note.get("kind") == "bot":
