@@ -130,3 +130,24 @@ def test_readyz_fails_when_redis_refuses_writes(client, redis, config) -> None:
 def test_health_and_metrics_are_never_rate_limited(app_with, path) -> None:
     client = app_with(RATE_LIMIT_READ="1/minute").test_client()
     assert all(client.get(path).status_code == 200 for _ in range(3))
+
+
+def test_metrics_add_up_every_gunicorn_worker(redis_url) -> None:
+    """Under the dev server (PROMETHEUS_MULTIPROC_DIR set), /metrics counts the requests of both
+    gunicorn workers, whichever answered /metrics."""
+    import urllib.request
+
+    from conftest import devserver
+
+    with devserver(redis_url, WEB_CONCURRENCY=2) as base:
+        for _ in range(40):
+            with urllib.request.urlopen(f"{base}/v1/games/cube", timeout=10) as answer:
+                assert answer.status == 200
+        for _ in range(3):  # asked three times: any worker may answer, each must see all 40
+            with urllib.request.urlopen(f"{base}/metrics", timeout=10) as answer:
+                text = answer.read().decode()
+            samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+                       for family in text_string_to_metric_families(text) for s in family.samples}
+            key = ("coven_http_requests_total",
+                   (("method", "GET"), ("route", "/v1/games/<game_id>"), ("status", "200")))
+            assert samples[key] == 40
