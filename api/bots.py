@@ -110,6 +110,7 @@ class BotScheduler:
             self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
                                              "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
             self.store.mark_due(match_id, version, retry_at)
+            metrics.count_failed_turn(self.redis)
             return False
         lock = storage.recovery_key(match_id, version)
         if not self.redis.set(lock, "1", nx=True, ex=max(1, int(self.config.BOT_GRACE_SECONDS))):

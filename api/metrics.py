@@ -65,6 +65,11 @@ def count_recovered_turn(redis: Redis) -> None:
     _incr(redis, {"recovered": 1})
 
 
+def count_failed_turn(redis: Redis) -> None:
+    """A bot turn spent its retry budget (it is tried again BOT_RETRY_SECONDS later)."""
+    _incr(redis, {"failed": 1})
+
+
 def record_bot_turn(redis: Redis, game: str, level: str, seconds: float, iterations: int,
                     searching: float) -> None:
     """A bot turn was played: its latency, and the iterations its search ran in `searching` s."""
@@ -126,6 +131,8 @@ class SharedCollector(Collector):
         yield from (moves, finished, iterations, seconds)
         yield CounterMetricFamily("coven_bot_turns_recovered", "Lost or dead bot turns queued again",
                                   value=values.get("recovered", 0.0))
+        yield CounterMetricFamily("coven_bot_turns_failed", "Bot turns that spent their retry budget",
+                                  value=values.get("failed", 0.0))
         buckets = [(str(le), values.get(f"turn_bucket|{le}", 0.0)) for le in BOT_TURN_BUCKETS]
         buckets.append(("+Inf", values.get("turn_count", 0.0)))
         yield HistogramMetricFamily("coven_bot_turn_seconds", "Time a bot took to play a turn",

@@ -92,6 +92,7 @@ def test_metrics_show_matches_moves_and_bot_turns(client, run_bots) -> None:
     assert samples[("coven_bot_turn_seconds_count", ())] >= 1
     assert samples[("coven_bot_queue_depth", ())] == 0
     assert ("coven_bot_turns_recovered_total", ()) in samples
+    assert ("coven_bot_turns_failed_total", ()) in samples
 
 
 def _register_worker(redis, config, heartbeat_age: float) -> None:
