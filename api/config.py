@@ -80,6 +80,10 @@ class Config:
     RATE_LIMIT_JOIN: str = "30/minute;300/hour"
     #: Moves per seat token.
     RATE_LIMIT_MOVE: str = "30/second;1800/minute"
+    #: Stream tickets (POST /v1/matches/{id}/stream-ticket) per seat token.
+    RATE_LIMIT_TICKET: str = "30/minute;300/hour"
+    #: Analyses (POST /v1/matches/{id}/analysis, a search on the bot workers) per seat token.
+    RATE_LIMIT_ANALYSIS: str = "6/minute;60/hour"
     #: Reads (every GET under /v1) per client address.
     RATE_LIMIT_READ: str = "50/second;1200/minute"
     #: Matches still waiting for players that one client address may have open at once.
@@ -117,6 +121,8 @@ class Config:
             RATE_LIMIT_CREATE=os.environ.get("RATE_LIMIT_CREATE") or base.RATE_LIMIT_CREATE,
             RATE_LIMIT_JOIN=os.environ.get("RATE_LIMIT_JOIN") or base.RATE_LIMIT_JOIN,
             RATE_LIMIT_MOVE=os.environ.get("RATE_LIMIT_MOVE") or base.RATE_LIMIT_MOVE,
+            RATE_LIMIT_TICKET=os.environ.get("RATE_LIMIT_TICKET") or base.RATE_LIMIT_TICKET,
+            RATE_LIMIT_ANALYSIS=os.environ.get("RATE_LIMIT_ANALYSIS") or base.RATE_LIMIT_ANALYSIS,
             RATE_LIMIT_READ=os.environ.get("RATE_LIMIT_READ") or base.RATE_LIMIT_READ,
             OPEN_MATCHES_PER_ADDRESS=_env_int("OPEN_MATCHES_PER_ADDRESS", base.OPEN_MATCHES_PER_ADDRESS),
             TRUSTED_PROXY_HOPS=_env_int("TRUSTED_PROXY_HOPS", base.TRUSTED_PROXY_HOPS),

@@ -5,7 +5,8 @@ Who is limited by what (each limit an environment variable, see `api/config.py`)
 
 - creating and joining matches: per client address (`RATE_LIMIT_CREATE`, `RATE_LIMIT_JOIN`),
   plus a cap on the matches one address has left waiting for players (`OPEN_MATCHES_PER_ADDRESS`);
-- moves: per seat token (`RATE_LIMIT_MOVE`);
+- moves, stream tickets and analyses (each a search on the bot workers): per seat token
+  (`RATE_LIMIT_MOVE`, `RATE_LIMIT_TICKET`, `RATE_LIMIT_ANALYSIS`);
 - reads (every GET under /v1): per client address (`RATE_LIMIT_READ`).
 
 A refused request gets 429 problem+json with `Retry-After`; every limited answer carries the
@@ -37,6 +38,8 @@ POLICIES: dict[str, tuple[str, str, str]] = {
     "matches.create": ("create", "RATE_LIMIT_CREATE", "address"),
     "matches.join": ("join", "RATE_LIMIT_JOIN", "address"),
     "matches.play": ("move", "RATE_LIMIT_MOVE", "seat"),
+    "matches.stream_ticket": ("ticket", "RATE_LIMIT_TICKET", "seat"),
+    "analysis.request_analysis": ("analysis", "RATE_LIMIT_ANALYSIS", "seat"),
 }
 READ_POLICY = "read"
 

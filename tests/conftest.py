@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 UNTHROTTLED = {
     "RATE_LIMIT_CREATE": "100000/second", "RATE_LIMIT_JOIN": "100000/second",
     "RATE_LIMIT_MOVE": "100000/second", "RATE_LIMIT_READ": "100000/second",
+    "RATE_LIMIT_TICKET": "100000/second", "RATE_LIMIT_ANALYSIS": "100000/second",
     "OPEN_MATCHES_PER_ADDRESS": 100000,
 }
 

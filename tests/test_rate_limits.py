@@ -131,3 +131,11 @@ def test_limits_can_be_switched_off(app_with) -> None:
     for _ in range(3):
         answer = client.post("/v1/matches", json=TWO_HUMANS)
         assert answer.status_code == 201 and "RateLimit" not in answer.headers
+
+
+def test_every_write_has_a_limit_of_its_own(app) -> None:
+    from api.limits import POLICIES
+
+    writes = {rule.endpoint for rule in app.url_map.iter_rules()
+              if rule.rule.startswith("/v1/") and (rule.methods or set()) - {"GET", "HEAD", "OPTIONS"}}
+    assert writes == set(POLICIES)
