@@ -32,7 +32,7 @@ def service() -> MatchService:
 def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     """The JSON object body, validated by `schema` (400 not JSON, 415 wrong type, 422 fields)."""
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
-    if optional and not raw.strip():
+    if optional and not raw:  # no body at all; whitespace is not JSON
         return schema.load({})
     if not request.is_json:
         raise UnsupportedMediaType("send the body as application/json")
