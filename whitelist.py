@@ -32,8 +32,6 @@ _.prior
 _.run_analysis
 # marshmallow response field
 _.win_chance
-# in the OpenAPI contract's enum of analysis statuses, though no code sets it yet (lead: keep or drop?)
-_.FAILED
 # gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
 _.begin
 # prometheus-client calls a collector's collect() at scrape time (api/metrics.py)

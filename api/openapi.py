@@ -17,7 +17,7 @@ from marshmallow import fields
 
 from api import schemas
 from api.contract import operation_of
-from engine import all_games
+from engine import all_games, get_game, resolve_chance
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -36,29 +36,35 @@ are capped. Answers carry the IETF `RateLimit-Policy` and `RateLimit` headers; a
 request gets `429` with `Retry-After`.
 """
 
-MATCH_VIEW_EXAMPLE: dict[str, Any] = {
-    "id": "4f1c2e9a0b7d3a65",
-    "game": "witches",
-    "version": 3,
-    "status": "active",
-    "to_act": 0,
-    "you": 0,
-    "seats": [
-        {"seat": 0, "type": "human", "level": None, "filled": True},
-        {"seat": 1, "type": "bot", "level": "hard", "filled": True},
-    ],
-    "state": {
-        "players": 2, "seat": 0, "phase": "play", "to_act": 0, "trump": "yellow-7", "leader": 0,
-        "trick": [], "hand_sizes": [2, 2], "scores": [0, 0], "hand": ["orange-1", "green-7"],
-    },
-    "legal_moves": [{"type": "play", "card": "orange-1"}, {"type": "play", "card": "green-7"}],
-    "outcome": None,
-    "bot": None,
-    "seeded": False,
-    "options": {},
-    "created": "2025-01-01T12:00:00Z",
-    "updated": "2025-01-01T12:00:05Z",
-}
+def _match_view_example() -> dict[str, Any]:
+    """A real view: a seeded two-seat witches match at its first decision, as the seat to act sees it."""
+    game = get_game("witches")
+    state, _ = resolve_chance(game, game.new_state(2, game.validate_options({})), "example", 0)
+    seat = game.current_player(state)
+    return {
+        "id": "4f1c2e9a0b7d3a65",
+        "game": "witches",
+        "version": 1,
+        "status": "active",
+        "to_act": seat,
+        "you": seat,
+        "seats": [
+            {"seat": index, "type": "human", "level": None, "filled": True} if index == seat
+            else {"seat": index, "type": "bot", "level": "hard", "filled": True}
+            for index in range(2)
+        ],
+        "state": game.view(state, seat),
+        "legal_moves": [game.move_to_json(move) for move in game.legal_moves(state)],
+        "outcome": None,
+        "bot": None,
+        "seeded": False,
+        "options": {"wheel": "decreasing"},
+        "created": "2025-01-01T12:00:00Z",
+        "updated": "2025-01-01T12:00:05Z",
+    }
+
+
+MATCH_VIEW_EXAMPLE = _match_view_example()
 
 PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
     "BadRequest": ("Bad request: the body is not JSON, or the query is invalid", 400,
@@ -203,6 +209,7 @@ def build_spec(app: Flask) -> APISpec:
     for game in all_games():
         spec.components.schema(schemas.move_component(game), {
             **game.info.move_schema, "description": f"A player's move in {game.info.title}"})
+        spec.components.schema(schemas.state_component(game), dict(game.info.view_schema))
     for name, component in STREAM_EVENTS.items():
         spec.components.schema(name, component)
     for name, (description, status, detail, extra) in PROBLEMS.items():

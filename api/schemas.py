@@ -7,6 +7,8 @@ Response fields that are always present are `required` so the contract says so.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from marshmallow import Schema, fields, validate
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
@@ -33,10 +35,20 @@ def move_component(game: Game) -> str:
     return f"{game.info.id.capitalize()}Move"
 
 
+def state_component(game: Game) -> str:
+    """The components/schemas name of a game's view shape (`GameInfo.view_schema`)."""
+    return f"{game.info.id.capitalize()}State"
+
+
+def _one_game(component: Callable[[Game], str], description: str) -> dict[str, object]:
+    """Metadata of a field holding a game's own JSON: one of the games' shapes, whichever game."""
+    shapes = [{"$ref": f"#/components/schemas/{component(game)}"} for game in all_games()]
+    return {"description": description, "oneOf": shapes}
+
+
 def _a_move(description: str, example: object = None) -> dict[str, object]:
-    """Metadata of a field holding a player's move: one game's move shapes, whichever game."""
-    shapes = [{"$ref": f"#/components/schemas/{move_component(game)}"} for game in all_games()]
-    return {**_doc(description, example), "oneOf": shapes}
+    """Metadata of a field holding a player's move, in any game."""
+    return {**_one_game(move_component, description), **_doc(description, example)}
 
 
 # --- requests -------------------------------------------------------------------------
@@ -222,7 +234,7 @@ class MatchViewSchema(Schema):
     to_act = _always(fields.Integer(allow_none=True, metadata=_doc("seat to act (null when finished)", 0)))
     you = _always(fields.Integer(allow_none=True, metadata=_doc("the caller's seat (null: spectator)", 0)))
     seats = _always(fields.List(fields.Nested(SeatViewSchema)))
-    state = _always(fields.Dict(metadata=_doc("the game's view for the caller's seat")))
+    state = _always(fields.Dict(metadata=_one_game(state_component, "the game's view for the caller's seat")))
     legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move")), metadata=_doc(
         "when the caller is to act: each postable verbatim")))
     outcome = _always(fields.Nested(OutcomeSchema, allow_none=True))

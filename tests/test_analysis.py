@@ -111,3 +111,16 @@ def test_the_search_sees_only_what_the_seat_knows() -> None:
     first = search(game, state, seat, random.Random(1), iterations=200)
     second = search(game, other, seat, random.Random(1), iterations=200)
     assert first.visits == second.visits and first.values == second.values
+
+
+def test_an_analysis_whose_job_failed_or_vanished_says_failed(client, redis) -> None:
+    from rq.job import Job
+
+    from api.service.analysis import job_id_for
+
+    match = human_to_act(client)
+    asked = client.post(f"/v1/matches/{match['id']}/analysis", json={"simulations": 50},
+                        headers=auth(match["tokens"][0])).get_json()
+    Job.fetch(job_id_for(match["id"], asked["id"]), connection=redis).delete()  # lost with its worker
+    failed = client.get(f"/v1/matches/{match['id']}/analysis/{asked['id']}", headers=auth(match["tokens"][0]))
+    assert failed.get_json()["status"] == "failed"

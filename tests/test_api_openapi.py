@@ -50,6 +50,15 @@ def test_every_operation_is_declared_in_python_with_an_operation_id(app) -> None
         assert "---" not in (function.__doc__ or ""), f"{endpoint} still documents itself in YAML"
 
 
+def test_shared_examples_have_their_schemas_shapes() -> None:
+    from jsonschema import Draft202012Validator
+
+    document = yaml.safe_load(COMMITTED.read_text())
+    for name in ("MatchView", "SeatGrant"):
+        schema = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+        Draft202012Validator(schema).validate(document["components"]["examples"][name]["value"])
+
+
 def test_move_examples_are_moves_of_their_games() -> None:
     """Each documented move request parses as a move of the game its example names."""
     from engine.registry import get_game

@@ -4,6 +4,7 @@
                  bot turns — every change a compare-and-set transaction
 - `presentation` what callers see (view, legal moves, log, listing) as objects the schemas dump
 - `streams`      long-poll and the Server-Sent Events stream
+- `analysis`     analysis requests for players (run by `api.analysis_job` on the bot workers)
 - `model`        Loaded (record + game + state) and Caller (plus the caller's seat)
 - `errors`       the service's errors, each with its HTTP status
 - `tokens`       seat tokens
