@@ -43,3 +43,8 @@ _.increment_seconds
 _.one_kind
 # Visibility("private") comes from the request body, by value
 _.PRIVATE
+# prometheus-client calls a collector's collect() at scrape time (api/metrics.py)
+_.collect
+# set in a before_request hook, read back with g.get() in the after_request hook
+_.access_started
+_.metrics_started

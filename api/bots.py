@@ -23,7 +23,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from ai.levels import get_level
-from api import storage
+from api import metrics, storage
 from api.config import Config
 from api.records import BotStatus
 
@@ -110,6 +110,7 @@ class BotScheduler:
             self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
                                              "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
             self.store.mark_due(match_id, version, retry_at)
+            metrics.count_failed_turn(self.redis)
             return False
         lock = storage.recovery_key(match_id, version)
         if not self.redis.set(lock, "1", nx=True, ex=max(1, int(self.config.BOT_GRACE_SECONDS))):
@@ -121,6 +122,7 @@ class BotScheduler:
         self.redis.hset(storage.bot_key(match_id), mapping={
             "version": version, "status": BotStatus.QUEUED.value, "recoveries": recoveries + 1})
         self._enqueue(match_id, version, level_name)
+        metrics.count_recovered_turn(self.redis)
         return True
 
     @staticmethod

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context, url_for
 
-from api import schemas
+from api import limits, schemas
 from api.contract import ETAG_HEADER, Auth, Reply, operation
-from api.http import bearer_token, etag, if_match_version, load_body, load_query, service
+from api.errors import QueryError
+from api.http import (
+    IDEMPOTENCY_KEY_MAX_LENGTH,
+    bearer_token,
+    etag,
+    idempotency_key,
+    if_match_version,
+    last_event_version,
+    load_body,
+    load_query,
+    service,
+)
 from api.openapi import MATCH_VIEW_EXAMPLE
 from api.service import presentation, streams, tickets
+from api.service.errors import Unauthorized
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
 MATCH_ID = "MatchId"  # components/parameters: the {match_id} path parameter
 IF_NONE_MATCH = "IfNoneMatch"
-EVENT_STREAM = {"type": "array", "items": {"oneOf": [
-    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent")]}}
+#: One event of the stream: OpenAPI 3.1 has no `itemSchema`, so `schema` describes each event (as
+#: 3.2's itemSchema would, and as schemathesis reads it).
+EVENT_STREAM = {"oneOf": [
+    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent", "ReconnectEvent")]}
 MOVE_EXAMPLES = {
     "witches": {"summary": "The Witches' Wheel: play a card",
                 "value": {"move": {"type": "play", "card": "orange-1"}, "version": 3}},
@@ -91,9 +105,11 @@ def create() -> Response:
     """
     svc = service()
     data = load_body(schemas.CREATE_MATCH)
+    limits.check_open_matches(svc.store, svc.config, data["seats"])
     created, token = svc.create(data["game"], data["seats"], data["options"], data.get("seed"),
                                 name=data.get("name"), visibility=data["visibility"],
                                 takeover_level=data["takeover_level"], clock=data["clock"])
+    limits.remember_open_match(svc.store, svc.config, created.record.id, created.record.status)
     if token is None:  # bots only: nobody holds a seat
         body = schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, created))
     else:
@@ -112,17 +128,35 @@ def create() -> Response:
             "id": "4f1c2e9a0b7d3a65", "game": "witches", "status": "waiting", "version": 1,
             "seats": [{"seat": 0, "type": "human", "level": None, "filled": True},
                       {"seat": 1, "type": "human", "level": None, "filled": False}],
-            "open_seats": [1], "created": "2025-01-01T12:00:00Z",
-        }]}),
+            "open_seats": [1], "seeded": False, "created": "2025-01-01T12:00:00Z",
+        }], "next": "/v1/matches?status=waiting&limit=1&cursor=1733050400.123_4f1c2e9a0b7d3a65"},
+            headers={"Link": {"description": 'the next page, rel="next" (absent on the last page)',
+                              "schema": {"type": "string"}}}),
         400: "BadRequest",
     },
 )
 def list_matches() -> Response:
-    """List joinable and live matches."""
+    """List joinable and live matches, a page at a time.
+
+    Newest first, filtered exactly by `game` and `status`. When more remain, `next` (and the
+    `Link` header, rel="next") is the URL of the next page.
+    """
     svc = service()
     query = load_query(schemas.MATCH_LIST_QUERY)
-    found = presentation.listing(svc.store, svc.config.LIST_LIMIT, query.get("game"), query.get("status"))
-    return jsonify(schemas.MATCH_LIST.dump(found))
+    limit = min(query.get("limit", svc.config.LIST_LIMIT), svc.config.LIST_LIMIT)
+    try:
+        page = presentation.listing(svc.store, limit, query.get("game"), query.get("status"),
+                                    query.get("cursor"))
+    except presentation.InvalidCursor as error:
+        raise QueryError({"cursor": [str(error)]}) from None
+    next_url = None
+    if page.next_cursor is not None:
+        kept = {name: query[name] for name in ("game", "status", "limit") if name in query}
+        next_url = url_for("matches.list_matches", **kept, cursor=page.next_cursor)
+    response = jsonify(schemas.MATCH_LIST.dump({"matches": page.matches, "next": next_url}))
+    if next_url is not None:
+        response.headers["Link"] = f'<{next_url}>; rel="next"'
+    return response
 
 
 @bp.get("/<match_id>")
@@ -195,9 +229,14 @@ def legal_moves(match_id: str) -> Response:
     operation_id="playMove", tag="matches", summary="Play a move", auth=Auth.REQUIRED,
     parameters=[
         MATCH_ID,
-        {"name": "If-Match", "in": "header", "schema": {"type": "string"}, "example": '"3"'},
-        {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string", "maxLength": 200},
-         "example": "5f0c6d1e-move-3"},
+        {"name": "If-Match", "in": "header", "example": '"3"',
+         "description": 'the version the move was chosen at: an ETag of the view ("3"; a bare 3 is taken too)',
+         "schema": {"type": "string", "pattern": '^(\\*|(W/)?("[0-9]{1,18}"|[0-9]{1,18}))$'}},
+        {"name": "Idempotency-Key", "in": "header", "example": "5f0c6d1e-move-3",
+         "description": f"makes a retry safe; 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters "
+                        "(a longer key is refused with 400, never cut)",
+         "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH,
+                    "pattern": "^[!-~]+$"}},
     ],
     body=schemas.MOVE_REQUEST, body_examples=MOVE_EXAMPLES,
     responses={
@@ -217,6 +256,8 @@ def play(match_id: str) -> Response:
     """
     svc = service()
     caller = svc.caller(match_id, bearer_token())
+    if caller.seat is None:  # before any precondition: 401, not 412, without a token
+        raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
     header_version = if_match_version()
     data = load_body(schemas.MOVE_REQUEST)
     version, from_header = data.get("version"), False
@@ -225,8 +266,7 @@ def play(match_id: str) -> Response:
             version = -1  # the body and If-Match disagree: at most one can be current
         else:
             version, from_header = header_version, True
-    key = request.headers.get("Idempotency-Key")
-    result = svc.play(caller, data["move"], version, from_header, key[:200] if key else None)
+    result = svc.play(caller, data["move"], version, from_header, idempotency_key())
     response = _match_response(result.body)
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
@@ -289,12 +329,14 @@ def stream_ticket(match_id: str) -> Response:
 @operation(
     operation_id="streamMatchEvents", tag="matches", summary="Follow a match (Server-Sent Events)",
     auth=Auth.OPTIONAL,
-    parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"},
-                           "example": "3"},
+    parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "example": "3",
+                           "description": "the last event id received: the stream resumes after it",
+                           "schema": {"type": "string", "pattern": "^([0-9]{1,18})?$"}},
                 {"name": "ticket", "in": "query", "schema": {"type": "string"},
                  "description": "A stream ticket (POST /v1/matches/{id}/stream-ticket): that seat's "
                                 "stream, without the seat token in the URL",
                  "example": "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0"}],
+
     responses={
         200: Reply(
             "A stream of Server-Sent Events: `retry`, then `match` and `bot` events; comment lines "
@@ -304,7 +346,7 @@ def stream_ticket(match_id: str) -> Response:
                 {"id": "3", "event": "match", "data": '{"id":"4f1c2e9a0b7d3a65","version":3,"status":"active"}'},
                 {"event": "bot", "data": '{"seat":1,"level":"hard","status":"thinking","iterations":420}'},
             ]),
-        401: "Unauthorized", 404: "NotFound",
+        400: "BadRequest", 401: "Unauthorized", 404: "NotFound",
     },
 )
 def events(match_id: str) -> Response:
@@ -323,8 +365,7 @@ def events(match_id: str) -> Response:
         caller = tickets.caller_of_ticket(svc, match_id, ticket)
     else:
         caller = svc.caller(match_id, bearer_token())
-    last = request.headers.get("Last-Event-ID", "").strip()
-    last_version = int(last) if last.isdigit() else None
+    last_version = last_event_version()
     stream = stream_with_context(streams.events(svc, caller, last_version))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"

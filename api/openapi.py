@@ -31,6 +31,11 @@ Create a match (you get a seat token, once), send it as `Authorization: Bearer <
 read your view, post one of your `legal_moves` verbatim with the `version` you saw,
 and wait for your turn by long-polling (`?after_version=N&wait=30`) or with the
 event stream. Every error is `application/problem+json` (RFC 9457).
+
+Requests under `/v1` are rate-limited: creations and joins per client address, moves per
+seat token, reads per client address, and the matches one address leaves waiting for players
+are capped. Answers carry the IETF `RateLimit-Policy` and `RateLimit` headers; a refused
+request gets `429` with `Retry-After`.
 """
 
 def _match_view_example() -> dict[str, Any]:
@@ -129,11 +134,34 @@ STREAM_EVENTS: dict[str, dict[str, Any]] = {
         },
         "required": ["event", "data"],
     },
+    "ReconnectEvent": {
+        "type": "object",
+        "description": "Last, when the server shuts down: reconnect (with Last-Event-ID) elsewhere",
+        "properties": {"event": {"const": "reconnect"}, "data": {"const": "{}"}},
+        "required": ["event"],
+    },
     "RetryEvent": {
         "type": "object",
         "description": "First in every stream: how long to wait before reconnecting (no data)",
         "properties": {"retry": {"type": "integer", "description": "milliseconds", "example": 2000}},
         "required": ["retry"],
+    },
+}
+
+
+RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit-Policy": {
+        "description": "The limits that apply (IETF draft-ietf-httpapi-ratelimit-headers): a name, "
+                       "`q` requests per `w` seconds",
+        "schema": {"type": "string"}, "example": '"create-per-minute";q=20;w=60',
+    },
+    "RateLimit": {
+        "description": "The limit nearest to refusing: `r` requests remain, renewed in `t` seconds",
+        "schema": {"type": "string"}, "example": '"create-per-minute";r=0;t=42',
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before retrying", "schema": {"type": "integer", "minimum": 1},
+        "example": 42,
     },
 }
 
@@ -177,6 +205,17 @@ def build_spec(app: Flask) -> APISpec:
         "description": "Not modified: If-None-Match names the current version; no body",
         "headers": {"ETag": {"description": "The version, quoted", "schema": {"type": "string"}}},
     })
+    for name, header in RATE_LIMIT_HEADERS.items():
+        spec.components.header(name, header)
+    spec.components.response("TooManyRequests", {
+        "description": "Rate limit reached, or too many matches left waiting by this address; "
+                       "retry after `Retry-After` seconds",
+        "headers": {name: name for name in RATE_LIMIT_HEADERS},
+        "content": {"application/problem+json": {"schema": "Problem", "example": {
+            "type": "https://coven.example/problems/too-many-requests", "title": "Too many requests",
+            "status": 429, "detail": "rate limit create-per-minute (20 per 1 minute) reached; retry later",
+            "instance": "/v1/matches", "policy": "create-per-minute"}}},
+    })
     spec.components.example("MatchView", {"summary": "a seat's view", "value": MATCH_VIEW_EXAMPLE})
     spec.components.example(
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
@@ -207,7 +246,10 @@ def build_spec(app: Flask) -> APISpec:
             continue  # the documents and the explorer themselves
         methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
         for method in methods:
-            paths.setdefault(_openapi_path(rule.rule), {})[method.lower()] = declared.to_openapi()
+            document = declared.to_openapi()
+            if rule.rule.startswith("/v1/"):  # every request there counts against a rate limit
+                document["responses"].setdefault(429, "TooManyRequests")
+            paths.setdefault(_openapi_path(rule.rule), {})[method.lower()] = document
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     return spec

@@ -40,6 +40,12 @@ def _name_field(description: str) -> fields.String:
     return fields.String(validate=validate_name, metadata=_doc(description, "Morgane"))
 
 
+GAME_IDS = [game.info.id for game in all_games()]
+#: The fewest and most seats any game takes.
+SEAT_COUNTS = (min(game.info.min_players for game in all_games()),
+               max(game.info.max_players for game in all_games()))
+
+
 def _doc(description: str, example: object = None) -> dict[str, object]:
     meta: dict[str, object] = {"description": description}
     if example is not None:
@@ -102,12 +108,13 @@ class ClockSpecSchema(Schema):
 class CreateMatchSchema(Schema):
     """Body of POST /v1/matches."""
 
-    game = fields.String(required=True, validate=validate.Length(1, 64), metadata=_doc("game id", "witches"))
+    game = fields.String(required=True, validate=validate.OneOf(GAME_IDS), metadata=_doc("game id", "witches"))
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
         required=True,
-        validate=validate.Length(1, 16),
-        metadata=_doc("every seat in play order; the creator takes the first human seat"),
+        validate=validate.Length(*SEAT_COUNTS),
+        metadata=_doc("every seat in play order; the creator takes the first human seat (each game "
+                      "has its own bounds within these: GET /v1/games)"),
     )
     options = fields.Dict(
         keys=fields.String(), values=fields.Raw(), load_default=dict,
@@ -156,15 +163,20 @@ class MatchQuerySchema(Schema):
 
     after_version = fields.Integer(validate=validate.Range(0), metadata=_doc("return once the version passes this", 3))
     wait = fields.Float(
-        validate=validate.Range(0, 3600), metadata=_doc("seconds to wait at most (capped at 30)", 25)
+        validate=validate.Range(0), metadata=_doc("seconds to wait at most (capped at LONG_POLL_MAX_SECONDS, 30)", 25)
     )
 
 
 class MatchListQuerySchema(Schema):
     """Query of GET /v1/matches."""
 
-    game = fields.String(validate=validate.Length(1, 64), metadata=_doc("only this game", "witches"))
+    game = fields.String(validate=validate.OneOf(GAME_IDS), metadata=_doc("only this game", "witches"))
     status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
+    limit = fields.Integer(validate=validate.Range(1, 100), metadata=_doc(
+        "matches per page at most (default and maximum: the server's LIST_LIMIT, 100 unless configured)", 20))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,12}(\.[0-9]{1,12})?_[0-9a-f]{16}$"), metadata=_doc(
+        "where the page starts (after this creation time and match id): the `next` link carries it",
+        "1733050400.123_4f1c2e9a0b7d3a65"))
 
 
 class AnalysisRequestSchema(Schema):
@@ -348,13 +360,15 @@ class MatchSummarySchema(Schema):
     version = _always(fields.Integer())
     seats = _always(fields.List(fields.Nested(SeatViewSchema)))
     open_seats = _always(fields.List(fields.Integer(), metadata=_doc("seats still free to join")))
-    created = _always(fields.String())
     seeded = _always(fields.Boolean(metadata=_doc("chance was seeded by the creator (practice match)")))
+    created = _always(fields.String())
     clock = _always(fields.Dict(allow_none=True, metadata=_doc("the turn clock's settings", {"move_seconds": 30})))
 
 
 class MatchListSchema(Schema):
     matches = _always(fields.List(fields.Nested(MatchSummarySchema)))
+    next = _always(fields.String(allow_none=True, metadata=_doc(
+        "URL of the next page (null: this is the last)", "/v1/matches?status=waiting&cursor=MTczMzA1")))
 
 
 class LogEntrySchema(Schema):
@@ -391,6 +405,7 @@ class ProblemSchema(Schema):
     current_version = fields.Integer(metadata=_doc("the match's version (conflicts)"))
     to_act = fields.Integer(allow_none=True)
     status_of_match = fields.Enum(MatchStatus, by_value=True, data_key="match_status")
+    policy = fields.String(metadata=_doc("the rate limit reached (429)", "create-per-minute"))
 
 
 class AnalysedMoveSchema(Schema):
@@ -426,6 +441,7 @@ class AnalysisSchema(Schema):
 class HealthSchema(Schema):
     status = _always(fields.String(validate=validate.OneOf(("ok", "unavailable")), metadata=_doc("ok", "ok")))
     redis = fields.String(metadata=_doc("ok or the error (readiness only)", "ok"))
+    workers = fields.Integer(metadata=_doc("bot workers with a recent heartbeat (readiness only)", 1))
 
 
 class LegalMovesSchema(Schema):

@@ -13,10 +13,14 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus two global sorted sets: `coven:index`, the public matches that can be listed
-(private ones are never in it), and `coven:bots:due`, the pending turns
-(`<match>:<version>`) by when the sweeper should look at them next: a bot's
-turn, or a human's on a clock, at its deadline.
+Plus the lobby's sorted sets of the public matches that can be listed (waiting or active;
+private ones are never in them), scored by creation time: `coven:index` (all of them),
+`coven:lobby:<game|*>:<status|*>` (exact filters by game, by status, by both);
+`coven:bots:due`, the pending turns (`<match>:<version>`) by when the sweeper should look
+at them next: a bot's turn, or a human's on a clock, at its deadline; and per client
+address a sorted set of the waiting matches it opened (`coven:open-by:<address>`). Keys
+that span matches are written after a match's transaction, never inside it (cluster slot
+rules).
 The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
 """
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -32,6 +37,7 @@ from redis.client import Pipeline
 from redis.exceptions import WatchError
 
 from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
+from engine import all_games
 
 T = TypeVar("T")
 
@@ -99,6 +105,22 @@ def channel_for(match_id: str) -> str:
     return f"{_tag(match_id)}:events"
 
 
+def open_matches_key(owner: str) -> str:
+    """The sorted set of the matches one client address opened (to cap those left waiting)."""
+    return f"{PREFIX}:open-by:{owner}"
+
+
+def lobby_key(game: str | None, status: str | None) -> str:
+    """The sorted set of listed matches of one game and/or status (both None: all of them)."""
+    if game is None and status is None:
+        return INDEX_KEY
+    return f"{PREFIX}:lobby:{game or '*'}:{status or '*'}"
+
+
+#: The lobby's index of each listed status (for counting matches by status).
+STATUS_INDEXES = {status.value: lobby_key(None, status) for status in LISTED}
+
+
 def keys_of(match_id: str) -> list[str]:
     """Every long-lived key of a match (they share one expiry)."""
     return [match_key(match_id), history_key(match_id), bot_key(match_id), versions_key(match_id),
@@ -163,12 +185,83 @@ class Store:
                     continue
 
     def after_write(self, record: MatchRecord) -> None:
-        """Keep the listing index in step and wake every waiter of the match."""
-        if record.status in LISTED and record.visibility == Visibility.PUBLIC:
-            self.redis.zadd(INDEX_KEY, {record.id: record.created})
-        else:
-            self.redis.zrem(INDEX_KEY, record.id)
+        """Keep the lobby's indices in step and wake every waiter of the match.
+
+        The indices span matches, so they are written here, after the match's transaction.
+        """
+        self.index(record)
         self.publish(record.id, {"kind": "match", "version": record.version})
+
+    def index(self, record: MatchRecord) -> None:
+        """List a public `record` in the lobby indices of its game and status; unlist it from the others."""
+        listed = record.status in LISTED and record.visibility == Visibility.PUBLIC
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game in (None, record.game):
+                for status in (None, *LISTED):
+                    key = lobby_key(game, status)
+                    if listed and status in (None, record.status):
+                        pipe.zadd(key, {record.id: record.created})
+                    else:
+                        pipe.zrem(key, record.id)
+            pipe.execute()
+
+    def lobby_page(
+        self, game: str | None, status: str | None, limit: int, after: tuple[float, str] | None = None,
+    ) -> tuple[list[MatchRecord], tuple[float, str] | None]:
+        """Up to `limit` listed matches of `game` and `status`, newest first, starting after the
+        cursor `after` (creation time, id); and the cursor of the next page (None: no more).
+
+        Index entries of matches that expired or moved on are dropped as they are met.
+        """
+        key = lobby_key(game, status)
+        found: list[MatchRecord] = []
+        cursor = after
+        while len(found) <= limit:
+            batch = self._entries_after(key, cursor, 2 * (limit + 1 - len(found)))
+            if not batch:
+                break
+            for mid, record in zip(batch, self._load_many(batch), strict=True):
+                if record is None:
+                    self._unlist(mid)
+                elif record.status not in LISTED or record.visibility != Visibility.PUBLIC or (
+                        game and record.game != game) or (status and record.status != status):
+                    self.index(record)  # an entry a crash left behind: set it right
+                else:
+                    found.append(record)
+            last = self.redis.zscore(key, batch[-1])
+            cursor = (last, batch[-1]) if last is not None else None
+            if cursor is None:
+                break
+        page = found[:limit]
+        more = len(found) > limit
+        return page, ((page[-1].created, page[-1].id) if more and page else None)
+
+    def _entries_after(self, key: str, cursor: tuple[float, str] | None, count: int) -> list[str]:
+        """Up to `count` ids of `key`, newest first, after the entry `cursor` (score, id)."""
+        if cursor is None:
+            return [text(raw) for raw in self.redis.zrevrangebyscore(key, "+inf", "-inf", 0, count)]
+        score, after_id = cursor
+        # Equal scores come in reverse order of id: the ones below the cursor's id are still to come.
+        same = [text(raw) for raw in self.redis.zrevrangebyscore(key, score, score)]
+        ids = [mid for mid in same if mid < after_id]
+        older = self.redis.zrevrangebyscore(key, f"({score!r}", "-inf", 0, count)
+        return (ids + [text(raw) for raw in older])[:count]
+
+    def _load_many(self, ids: list[str]) -> list[MatchRecord | None]:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for mid in ids:
+                pipe.hgetall(match_key(mid))
+            raws = pipe.execute()
+        return [MatchRecord.from_redis(raw) if raw else None for raw in raws]
+
+    def _unlist(self, match_id: str) -> None:
+        """Forget an expired match in every lobby index it may be in (its game is gone with it)."""
+        keys = [lobby_key(game, status) for game in (None, *(g.info.id for g in all_games()))
+                for status in (None, *LISTED)]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.zrem(key, match_id)
+            pipe.execute()
 
     def now(self, pipe: Redis | Pipeline | None = None) -> float:
         """Redis's clock, in epoch seconds: every process measures turns by the same clock."""
@@ -201,8 +294,8 @@ class Store:
         """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.delete(*keys_of(match_id))
-            pipe.zrem(INDEX_KEY, match_id)
             pipe.execute()
+        self._unlist(match_id)
 
     def last_seen(self, match_id: str) -> dict[int, float]:
         """When each seat last acted or polled (seats never seen are absent)."""
@@ -213,27 +306,30 @@ class Store:
         """Announce a change on the match's channel."""
         self.redis.publish(channel_for(match_id), json.dumps(message))
 
-    def listed(self, limit: int) -> list[MatchRecord]:
-        """Waiting and active matches, newest first; forgets index entries that expired."""
-        return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
+    # open matches per client address ------------------------------------------------
 
-    def _records(self, ids: list[str]) -> list[MatchRecord]:
-        """The records of `ids` that still exist; index entries of expired ones are forgotten."""
+    def waiting_matches_of(self, owner: str) -> list[str]:
+        """The ids of the matches `owner` opened that still wait for players; forgets the rest."""
+        key = open_matches_key(owner)
+        ids = [text(raw) for raw in self.redis.zrange(key, 0, -1)]
         if not ids:
             return []
         with self.redis.pipeline(transaction=False) as pipe:
             for mid in ids:
-                pipe.hgetall(match_key(mid))
-            raws = pipe.execute()
-        records, gone = [], []
-        for mid, raw in zip(ids, raws, strict=True):
-            if raw:
-                records.append(MatchRecord.from_redis(raw))
-            else:
-                gone.append(mid)
-        if gone:
-            self.redis.zrem(INDEX_KEY, *gone)
-        return records
+                pipe.hget(match_key(mid), "status")
+            statuses = pipe.execute()
+        waiting = [mid for mid, status in zip(ids, statuses, strict=True) if status == b"waiting"]
+        if len(waiting) < len(ids):
+            self.redis.zrem(key, *(set(ids) - set(waiting)))
+        return waiting
+
+    def remember_open_match(self, owner: str, match_id: str, ttl: int) -> None:
+        """Note that `owner` opened a waiting match (the set lives as long as its newest match)."""
+        key = open_matches_key(owner)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(key, {match_id: time.time()})
+            pipe.expire(key, ttl)
+            pipe.execute()
 
     # idempotency records -----------------------------------------------------------
 

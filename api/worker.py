@@ -18,7 +18,9 @@ def main() -> None:
     """Work the bot queue named by the environment until stopped (SIGTERM finishes the turn)."""
     config = Config.from_env()
     redis = Redis.from_url(config.REDIS_URL)
-    worker = Worker([Queue(config.BOT_QUEUE, connection=redis)], connection=redis)
+    # A short time to live makes an idle worker's heartbeat frequent enough for /readyz.
+    worker = Worker([Queue(config.BOT_QUEUE, connection=redis)], connection=redis,
+                    worker_ttl=config.WORKER_TTL_SECONDS)
     worker.work(logging_level="INFO")
 
 

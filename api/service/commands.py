@@ -19,7 +19,7 @@ from redis import Redis
 from redis.client import Pipeline
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
-from api import schemas, storage
+from api import metrics, schemas, storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType, Takeover, Visibility
@@ -209,14 +209,15 @@ class MatchService:
                     return MoveResult(stored["body"], stored["version"], replayed=True), None
             loaded = self.load(match_id, pipe)
             record = loaded.record
+            if record.status != MatchStatus.ACTIVE:
+                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
+            move = parse_move(loaded.game, move_data)  # malformed: 422 whatever the version
             if version is not None and version != record.version:
                 error = PreconditionFailed if version_from_header else VersionConflict
                 raise error(
                     f"the match is at version {record.version}, not {version}",
                     current_version=record.version,
                 )
-            if record.status != MatchStatus.ACTIVE:
-                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
             if loaded.to_act != seat:
                 raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
             if record.seats[seat].played_by_bot:
@@ -226,7 +227,7 @@ class MatchService:
             if loaded.timed_out(now) is not None:
                 raise TimeRanOut("your time for this move ran out: the takeover bot moves for you",
                                  current_version=record.version)
-            after = self._commit(pipe, loaded, parse_move(loaded.game, move_data), now)
+            after = self._commit(pipe, loaded, move, now)
             body = schemas.MATCH_VIEW.dump(
                 match_view(self.store, after.seen_by(seat))
             )
@@ -243,7 +244,7 @@ class MatchService:
             raise
         if committed is not None:
             self.bots.done(match_id, committed.record.version - 1)  # its clock's deadline, if any
-            self._after_change(committed)
+            self._after_change(committed, moved_by=SeatType.HUMAN)
         return result
 
     # leaving, resigning, cancelling, rematches -----------------------------------------------
@@ -456,7 +457,7 @@ class MatchService:
         after = self.store.transact(match_id, change)
         if after is not None:
             self.bots.done(match_id, version)
-            self._after_change(after)
+            self._after_change(after, moved_by=SeatType.BOT)
         return after
 
     def report_bot(self, match_id: str, version: int, fields: dict[str, Any]) -> None:
@@ -561,8 +562,12 @@ class MatchService:
         if seat is not None:
             self.store.saw(match_id, seat, time.time(), self.config.IDLE_TTL_SECONDS)
 
-    def _after_change(self, loaded: Loaded) -> None:
+    def _after_change(self, loaded: Loaded, moved_by: SeatType | None = None) -> None:
         self.store.after_write(loaded.record)
+        if moved_by is not None:
+            metrics.count_move(self.redis, loaded.record.game, moved_by)
+            if loaded.record.status == MatchStatus.FINISHED:
+                metrics.count_finished(self.redis, loaded.record.game)
         self._schedule_bot(loaded)
 
     def _expect_turn(self, loaded: Loaded) -> None:

@@ -7,6 +7,7 @@ may not see); a spectator is seat None. Seat rows are built here, once.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -154,14 +155,17 @@ class MatchSummary:
     version: int
     seats: list[SeatRow]
     open_seats: list[int]
+    seeded: bool
     created: str
-    seeded: bool = False
     clock: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
 class MatchList:
+    """A page of the lobby, and the cursor of the next one (None: the last page)."""
+
     matches: list[MatchSummary]
+    next_cursor: str | None = None
 
 
 def iso(timestamp: float) -> str:
@@ -307,18 +311,36 @@ def match_log(store: Store, caller: Caller) -> MatchLog:
                     fairness_of(record))
 
 
-def listing(store: Store, limit: int, game: str | None, status: MatchStatus | None) -> MatchList:
-    """Joinable and live matches, newest first, optionally filtered."""
-    rows = []
-    for record in store.listed(limit):
-        if (game and record.game != game) or (status and record.status != status):
-            continue
-        rows.append(MatchSummary(record.id, record.game, record.status, record.version,
-                                 seat_rows(record), record.open_seats, iso(record.created), record.seeded,
-                                 record.clock))
-        if len(rows) >= limit:
-            break
-    return MatchList(rows)
+def listing(store: Store, limit: int, game: str | None, status: MatchStatus | None,
+            cursor: str | None = None) -> MatchList:
+    """One page of the waiting and active matches, newest first, exactly filtered by game and
+    status (each filter has its index), starting after `cursor` (InvalidCursor if it is not one)."""
+    records, after = store.lobby_page(game, status, limit, decode_cursor(cursor) if cursor else None)
+    rows = [MatchSummary(r.id, r.game, r.status, r.version, seat_rows(r), r.open_seats, r.seeded,
+                         iso(r.created), r.clock) for r in records]
+    return MatchList(rows, encode_cursor(after) if after is not None else None)
+
+
+class InvalidCursor(ValueError):
+    """A `cursor` that names no position of the lobby."""
+
+
+def encode_cursor(position: tuple[float, str]) -> str:
+    """The cursor of a lobby position: a match's creation time (exact) and id, `1733050400.5_4f1c…`."""
+    created, match_id = position
+    return f"{created!r}_{match_id}"
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    """The lobby position of a cursor (the `next` link's)."""
+    match = CURSOR.fullmatch(cursor)
+    if match is None:
+        raise InvalidCursor("not a cursor of this listing")
+    return float(match[1]), match[2]
+
+
+#: What a cursor looks like (the query schema documents it).
+CURSOR = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,12})?)_([0-9a-f]{16})")
 
 
 def bot_activity(store: Store, loaded: Loaded) -> BotActivity | None:
