@@ -67,6 +67,7 @@ def processes(redis_url: str, redis) -> Iterator[Processes]:
         running.stop()
 
 
+@pytest.mark.timeout(600)
 def test_a_match_finishes_though_its_worker_is_killed_mid_turn_six_times(client, redis, processes) -> None:
     # medium bots think up to half a second a turn: a wide window to land a kill in mid-turn
     created = create(client, "cube", [{"type": "bot", "level": "medium"}] * 2, seed="chaos")
