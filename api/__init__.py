@@ -15,9 +15,9 @@ def create_app(config: Config | None = None) -> Flask:
     from flask import Flask
     from flask.json.provider import DefaultJSONProvider
     from flask_cors import CORS
-    from redis import Redis
 
     from api import docs, games, health, matches, sweep
+    from api.connections import match_redis, queue_redis
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -26,8 +26,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.config.update(config.as_flask())
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False  # keep schema field order in responses
-    redis = Redis.from_url(config.REDIS_URL, health_check_interval=30)
-    app.extensions["coven"] = MatchService(redis, config)
+    app.extensions["coven"] = MatchService(match_redis(config), config, queue_redis(config))
     if config.CORS_ORIGINS:
         origins = "*" if "*" in config.CORS_ORIGINS else list(config.CORS_ORIGINS)
         CORS(

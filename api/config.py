@@ -17,6 +17,11 @@ def _env_float(name: str, default: float) -> float:
     return float(value) if value else default
 
 
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    return value in ("1", "true", "yes", "on") if value else default
+
+
 def _env_list(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
     value = os.environ.get(name)
     if value is None:
@@ -29,6 +34,12 @@ class Config:
     """Every setting of the web process and the bot worker, with its default."""
 
     REDIS_URL: str = "redis://localhost:6379/0"
+    #: Matches live on a Redis Cluster: REDIS_URL names one of its nodes (the others are discovered).
+    REDIS_CLUSTER: bool = False
+    #: The (single, non-cluster) Redis that RQ's bot queues use; empty: REDIS_URL's.
+    QUEUE_REDIS_URL: str = ""
+    #: Connections one process opens to Redis at most (requests beyond wait for a free one).
+    REDIS_MAX_CONNECTIONS: int = 64
     PORT: int = 8000
     #: Finished matches (and every key of theirs) expire this long after the last move.
     MATCH_TTL_SECONDS: int = 24 * 3600
@@ -46,8 +57,12 @@ class Config:
     SSE_MAX_SECONDS: float = 300.0
     #: A comment line is sent on an idle event stream this often.
     SSE_KEEPALIVE_SECONDS: float = 15.0
-    #: RQ queue the bot turns go to.
+    #: RQ queue of the bot turns of matches with a human seat (workers serve it first).
     BOT_QUEUE: str = "bots"
+    #: RQ queue of the bot turns of bots-only matches (served when BOT_QUEUE is empty).
+    BOTS_ONLY_QUEUE: str = "bots-only"
+    #: Bot worker processes `make run` (and `python -m api.worker`) starts; 0: one per core.
+    BOT_WORKERS: int = 0
     #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
     BOT_GRACE_SECONDS: float = 10.0
     #: The `sweeper` process looks for lost or dead bot turns this often.
@@ -63,6 +78,9 @@ class Config:
         base = cls()
         return cls(
             REDIS_URL=os.environ.get("REDIS_URL", base.REDIS_URL),
+            REDIS_CLUSTER=_env_bool("REDIS_CLUSTER", base.REDIS_CLUSTER),
+            QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL", base.QUEUE_REDIS_URL),
+            REDIS_MAX_CONNECTIONS=_env_int("REDIS_MAX_CONNECTIONS", base.REDIS_MAX_CONNECTIONS),
             PORT=_env_int("PORT", base.PORT),
             MATCH_TTL_SECONDS=_env_int("MATCH_TTL_SECONDS", base.MATCH_TTL_SECONDS),
             WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
@@ -73,11 +91,23 @@ class Config:
             SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),
             SSE_KEEPALIVE_SECONDS=_env_float("SSE_KEEPALIVE_SECONDS", base.SSE_KEEPALIVE_SECONDS),
             BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
+            BOTS_ONLY_QUEUE=os.environ.get("BOTS_ONLY_QUEUE", base.BOTS_ONLY_QUEUE),
+            BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
         )
+
+    @property
+    def queue_redis_url(self) -> str:
+        """The Redis of the bot queues: QUEUE_REDIS_URL, else REDIS_URL."""
+        return self.QUEUE_REDIS_URL or self.REDIS_URL
+
+    @property
+    def bot_workers(self) -> int:
+        """How many bot workers to start: BOT_WORKERS, else one per core."""
+        return self.BOT_WORKERS if self.BOT_WORKERS > 0 else (os.cpu_count() or 1)
 
     def override(self, **changes: Any) -> Config:
         """A copy with some settings changed (tests use it)."""

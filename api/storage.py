@@ -11,7 +11,8 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
 Plus one global sorted set (`coven:index`) of matches that can be listed.
-The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
+The storage takes a binary client, of one Redis or of a Redis Cluster (every
+transaction touches one match's keys, so one slot), and decodes itself.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
+from redis.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import WatchError
 
 from api.records import LISTED, MatchRecord, MatchStatus, text
@@ -82,11 +84,11 @@ def keys_of(match_id: str) -> list[str]:
 class Store:
     """Reads and compare-and-set writes of matches on one Redis connection."""
 
-    def __init__(self, redis: Redis, ttl_for_status: Callable[[MatchStatus], int]):
+    def __init__(self, redis: Redis | RedisCluster, ttl_for_status: Callable[[MatchStatus], int]):
         self.redis = redis
         self.ttl_for_status = ttl_for_status
 
-    def load(self, match_id: str, pipe: Redis | Pipeline | None = None) -> MatchRecord | None:
+    def load(self, match_id: str, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline | None = None) -> MatchRecord | None:
         """The stored match, or None when it does not exist (or expired)."""
         raw = (pipe or self.redis).hgetall(match_key(match_id))
         return MatchRecord.from_redis(raw) if raw else None
@@ -124,7 +126,7 @@ class Store:
                 try:
                     pipe.watch(match_key(match_id), *watch)
                     result = change(pipe)
-                    if pipe.explicit_transaction:
+                    if len(pipe):  # writes queued after MULTI (a cluster pipeline has no explicit_transaction)
                         pipe.execute()
                     else:
                         pipe.unwatch()
@@ -178,7 +180,7 @@ class Store:
 
     # idempotency records -----------------------------------------------------------
 
-    def idempotent_response(self, pipe: Redis | Pipeline, key: str) -> dict[str, Any] | None:
+    def idempotent_response(self, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline, key: str) -> dict[str, Any] | None:
         raw = pipe.get(key)
         return json.loads(raw) if raw else None
 
@@ -188,6 +190,14 @@ class Store:
         """What the worker last reported for the bot to act (empty when nothing)."""
         raw = self.redis.hgetall(bot_key(match_id))
         return {text(key): text(value) for key, value in raw.items()}
+
+    def claim_recovery(self, match_id: str, version: int, seconds: int) -> bool:
+        """Take the short lock under which one process re-enqueues a stuck turn (False: taken)."""
+        return bool(self.redis.set(recovery_key(match_id, version), "1", nx=True, ex=seconds))
+
+    def mark_bot(self, match_id: str, fields: dict[str, Any]) -> None:
+        """Overwrite some fields of the bot's progress (recovery marks a turn queued again)."""
+        self.redis.hset(bot_key(match_id), mapping={name: str(value) for name, value in fields.items()})
 
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""

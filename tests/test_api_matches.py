@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from api_support import auth, create, play, view
+from api_support import auth, create, play, race, view
 
 from api.storage import history_key, match_key
 from engine import CHANCE, all_games, get_game
@@ -30,21 +30,7 @@ def to_act(client, duel) -> tuple[int, dict]:
 def test_race_on_one_version_applies_exactly_once(app, duel) -> None:
     client = app.test_client()
     seat, mine = to_act(client, duel)
-    moves = mine["legal_moves"]
-    threads, statuses = [], []
-    barrier = threading.Barrier(8)
-
-    def racer(index: int) -> None:
-        local = app.test_client()
-        barrier.wait()
-        response = play(local, duel["id"], duel["tokens"][seat], moves[index % len(moves)], mine["version"])
-        statuses.append(response.status_code)
-
-    for index in range(8):
-        threads.append(threading.Thread(target=racer, args=(index,)))
-        threads[-1].start()
-    for thread in threads:
-        thread.join()
+    statuses = race(app, duel["id"], duel["tokens"][seat], mine["legal_moves"], mine["version"])
     assert sorted(statuses).count(200) == 1
     assert all(status in (200, 409, 412) for status in statuses), statuses
     assert view(client, duel["id"])["version"] == mine["version"] + 1

@@ -17,6 +17,7 @@ from typing import Any
 
 from redis import Redis
 from redis.client import Pipeline
+from redis.cluster import RedisCluster
 
 from ai.levels import LEVELS
 from api import schemas, storage
@@ -51,11 +52,16 @@ def fingerprint(data: Any) -> str:
 class MatchService:
     """Creates, joins and plays matches, and keeps their bot turns moving."""
 
-    def __init__(self, redis: Redis, config: Config):
+    def __init__(self, redis: Redis | RedisCluster, config: Config, queue_redis: Redis | None = None):
+        """`redis` holds the matches (one Redis or a Cluster); `queue_redis` the bot queues
+        (a single Redis; None: `redis`, which must then be a single Redis)."""
         self.redis = redis
         self.config = config
         self.store = Store(redis, self.ttl_for_status)
-        self.bots = BotScheduler(redis, config)
+        queues = queue_redis if queue_redis is not None else redis
+        if not isinstance(queues, Redis):
+            raise TypeError("RQ needs a single Redis for the bot queues: pass queue_redis")
+        self.bots = BotScheduler(queues, self.store, config)
 
     def ttl_for_status(self, status: MatchStatus) -> int:
         """How long a match in `status` lives without a change."""
@@ -262,7 +268,7 @@ class MatchService:
         if seat is None:
             return False
         record = loaded.record
-        return self.bots.ensure(record.id, record.version, record.seats[seat].bot_level)
+        return self.bots.ensure(record.id, record.version, record.seats[seat].bot_level, _has_human(record))
 
     def sweep_bots(self) -> int:
         """Recover the lost or dead bot turn of every active match; how many were re-enqueued.
@@ -306,7 +312,7 @@ class MatchService:
         seat = loaded.bot_to_act
         if seat is not None:
             record = loaded.record
-            self.bots.enqueue(record.id, record.version, record.seats[seat].bot_level)
+            self.bots.enqueue(record.id, record.version, record.seats[seat].bot_level, _has_human(record))
 
 
 def parse_move(game: Game, data: Any) -> Move:
@@ -319,6 +325,11 @@ def parse_move(game: Game, data: Any) -> Move:
         # A game's parser that trips on odd JSON still means "malformed move", never a 500.
         message = f"not a move of {game.info.id}: {error}"
         raise InvalidRequest(message, errors={"move": [message]}) from None
+
+
+def _has_human(record: MatchRecord) -> bool:
+    """Whether a person plays in the match (its bot turns then go to the first queue)."""
+    return any(not seat.is_bot for seat in record.seats)
 
 
 def _decoded(record: MatchRecord) -> Loaded:

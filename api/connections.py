@@ -1,0 +1,46 @@
+"""The Redis connections of a process, built from the configuration in one place.
+
+- matches: `REDIS_URL`, a single Redis or (with `REDIS_CLUSTER=1`) a Redis Cluster
+  seeded from that node; a match's keys share a hash tag, so its compare-and-set
+  transaction runs in one slot;
+- notifications: one plain connection to the `REDIS_URL` node for pub/sub (a
+  cluster forwards every PUBLISH to every node, so one node hears them all);
+- bot queues: `QUEUE_REDIS_URL` (default `REDIS_URL`), a single Redis, as RQ needs.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from redis import BlockingConnectionPool, Redis
+from redis.cluster import RedisCluster
+
+from api.config import Config
+
+#: A client for match storage: the store and the service accept either.
+MatchRedis: TypeAlias = Redis | RedisCluster
+
+
+def match_redis(config: Config) -> MatchRedis:
+    """The client of match storage: a Redis Cluster client when REDIS_CLUSTER is set."""
+    if config.REDIS_CLUSTER:
+        return RedisCluster.from_url(config.REDIS_URL, health_check_interval=30)
+    pool = BlockingConnectionPool.from_url(
+        config.REDIS_URL, max_connections=config.REDIS_MAX_CONNECTIONS, timeout=20, health_check_interval=30
+    )
+    return Redis(connection_pool=pool)
+
+
+def notification_redis(config: Config) -> Redis:
+    """A plain connection to the REDIS_URL node, for this process's one pub/sub subscription."""
+    return Redis.from_url(config.REDIS_URL, health_check_interval=30)
+
+
+def queue_redis(config: Config) -> Redis:
+    """The Redis of the bot queues (RQ needs a single, binary connection)."""
+    if config.REDIS_CLUSTER and not config.QUEUE_REDIS_URL:
+        raise ValueError("REDIS_CLUSTER=1 needs QUEUE_REDIS_URL: RQ's bot queues need a single Redis, not a Cluster")
+    pool = BlockingConnectionPool.from_url(
+        config.queue_redis_url, max_connections=config.REDIS_MAX_CONNECTIONS, timeout=20, health_check_interval=30
+    )
+    return Redis(connection_pool=pool)
