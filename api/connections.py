@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import TypeAlias
 
 from redis import BlockingConnectionPool, Redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 from api.config import Config
 
@@ -32,8 +34,11 @@ def match_redis(config: Config) -> MatchRedis:
 
 
 def notification_redis(config: Config) -> Redis:
-    """A plain connection to the REDIS_URL node, for this process's one pub/sub subscription."""
-    return Redis.from_url(config.REDIS_URL, health_check_interval=30)
+    """A plain connection to the REDIS_URL node, for this process's one pub/sub subscription.
+
+    No retries and no health-check PINGs of redis-py's own: the reader (`api.notifications`)
+    reconnects and resubscribes itself, and only waiters write on that connection."""
+    return Redis.from_url(config.REDIS_URL, socket_keepalive=True, retry=Retry(NoBackoff(), 0))
 
 
 def queue_redis(config: Config) -> Redis:

@@ -65,6 +65,12 @@ def if_match_version() -> int | None:
     return int(value)
 
 
+def client_socket() -> Any:
+    """The client's socket when the server hands it over (gunicorn does), so that a wait can
+    notice the client hanging up; None elsewhere (the test client, other servers)."""
+    return request.environ.get("gunicorn.socket")
+
+
 def etag(version: int) -> str:
     """The ETag of a match version."""
     return f'"{version}"'

@@ -6,7 +6,15 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context, ur
 
 from api import schemas
 from api.contract import ETAG_HEADER, Auth, Reply, operation
-from api.http import bearer_token, etag, if_match_version, load_body, load_query, service
+from api.http import (
+    bearer_token,
+    client_socket,
+    etag,
+    if_match_version,
+    load_body,
+    load_query,
+    service,
+)
 from api.service import Caller, presentation, streams
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
@@ -122,7 +130,7 @@ def show(match_id: str) -> Response:
     caller = svc.caller(match_id, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
-        loaded = streams.wait(svc, match_id, query["after_version"], wait)
+        loaded = streams.wait(svc, match_id, query["after_version"], wait, client_socket())
         caller = Caller(loaded.record, loaded.game, loaded.state, caller.seat)
     else:
         svc.ensure_progress(caller)
@@ -237,27 +245,35 @@ def log(match_id: str) -> Response:
 @bp.get("/<match_id>/events")
 @operation(
     operation_id="streamMatchEvents", tag="matches", summary="Follow a match (Server-Sent Events)",
-    auth=Auth.OPTIONAL,
+    auth=Auth.OPTIONAL, query=schemas.EVENTS_QUERY,
     parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"},
                            "example": "3"}],
     responses={
         200: Reply("An event stream", {"type": "string"}, media_type="text/event-stream",
                    example='id: 3\nevent: match\ndata: {"id": "4f1c2e9a0b7d3a65", "version": 3}\n\n'),
-        401: "Unauthorized", 404: "NotFound",
+        204: Reply("The match is finished and the client holds its final version: stop reconnecting"),
+        400: "BadRequest", 401: "Unauthorized", 404: "NotFound",
     },
 )
 def events(match_id: str) -> Response:
     """Server-sent events for a match.
 
-    `event: match` carries the caller's view (`id:` is the version) at once and after every
-    change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-    is finished, or after a few minutes (reconnect with Last-Event-ID).
+    `event: match` carries the caller's view, its `id:` the version: the current one at once,
+    then every new version, none skipped. A client that reconnects with `Last-Event-ID` (or
+    `?last_event_id=`) first gets every version after that one, in order, as its seat saw
+    them then, and then follows live. `event: bot` carries a thinking bot's progress;
+    `event: reconnect` asks the client to reconnect (the server is going away). The stream
+    ends after the view of the finished match, or after a few minutes (reconnect with
+    Last-Event-ID); a finished match whose final version the client holds answers 204.
     """
     svc = service()
+    query = load_query(schemas.EVENTS_QUERY)
     caller = svc.caller(match_id, bearer_token())
     last = request.headers.get("Last-Event-ID", "").strip()
-    last_version = int(last) if last.isdigit() else None
-    stream = stream_with_context(streams.events(svc, caller, last_version))
+    last_version = int(last) if last.isdigit() else query.get("last_event_id")
+    if streams.is_over_for(caller, last_version):
+        return Response(status=204)
+    stream = stream_with_context(streams.events(svc, caller, last_version, client_socket()))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

@@ -53,6 +53,7 @@ class SeatRecord:
     type: SeatType
     level: str | None = None       # bots only
     token_hash: str | None = None  # humans, once joined
+    joined: int | None = None      # humans: the match version at which the seat was taken
 
     @classmethod
     def bot(cls, level: str | None = None) -> SeatRecord:
@@ -77,12 +78,23 @@ class SeatRecord:
     def filled(self) -> bool:
         return self.is_bot or self.token_hash is not None
 
+    def take(self, token_hash: str, version: int) -> None:
+        """A person takes this seat at `version` of the match."""
+        self.token_hash, self.joined = token_hash, version
+
+    def filled_at(self, version: int) -> bool:
+        """Whether the seat was filled at `version` (seats taken before joins were recorded: at 1)."""
+        return self.is_bot or (self.token_hash is not None and (self.joined or 1) <= version)
+
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "level": self.level, "token_hash": self.token_hash}
+        data: dict[str, Any] = {"type": self.type, "level": self.level, "token_hash": self.token_hash}
+        if self.joined is not None:
+            data["joined"] = self.joined
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SeatRecord:
-        return cls(SeatType(data["type"]), data.get("level"), data.get("token_hash"))
+        return cls(SeatType(data["type"]), data.get("level"), data.get("token_hash"), data.get("joined"))
 
 
 @dataclass

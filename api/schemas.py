@@ -81,6 +81,15 @@ class MatchQuerySchema(Schema):
     )
 
 
+class EventsQuerySchema(Schema):
+    """Query of GET /v1/matches/{id}/events: resume after a version (for clients that cannot set
+    the Last-Event-ID header)."""
+
+    last_event_id = fields.Integer(
+        validate=validate.Range(0), metadata=_doc("the last version received; the header wins", 3)
+    )
+
+
 class MatchListQuerySchema(Schema):
     """Query of GET /v1/matches."""
 
@@ -254,6 +263,7 @@ CREATE_MATCH = CreateMatchSchema()
 JOIN = JoinSchema()
 MOVE_REQUEST = MoveRequestSchema()
 MATCH_QUERY = MatchQuerySchema()
+EVENTS_QUERY = EventsQuerySchema()
 MATCH_LIST_QUERY = MatchListQuerySchema()
 GAME_LIST = GameListSchema()
 GAME_DETAIL = GameDetailSchema()

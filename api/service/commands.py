@@ -23,6 +23,8 @@ from ai.levels import LEVELS
 from api import schemas, storage
 from api.bots import BotScheduler
 from api.config import Config
+from api.connections import notification_redis
+from api.notifications import Notifications
 from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType
 from api.service.errors import (
     IdempotencyMismatch,
@@ -62,6 +64,8 @@ class MatchService:
         if not isinstance(queues, Redis):
             raise TypeError("RQ needs a single Redis for the bot queues: pass queue_redis")
         self.bots = BotScheduler(queues, self.store, config)
+        #: The process's one pub/sub subscription, shared by its waits (connects on first use).
+        self.notifications = Notifications(notification_redis(config))
 
     def ttl_for_status(self, status: MatchStatus) -> int:
         """How long a match in `status` lives without a change."""
@@ -122,7 +126,7 @@ class MatchService:
         humans = [index for index, seat in enumerate(records) if not seat.is_bot]
         if humans:
             token, creator = new_token(), humans[0]
-            records[creator].token_hash = hash_token(token)
+            records[creator].take(hash_token(token), 1)
         secret = seed if seed is not None else secrets.token_hex(32)
         state = game.new_state(len(records), options)
         state, history = resolve_chance(game, state, secret, 0)
@@ -167,10 +171,10 @@ class MatchService:
                 if not record.open_seats:
                     raise MatchFull("every seat of this match is taken")
                 chosen = record.open_seats[0]
-            record.seats[chosen].token_hash = hash_token(token)
+            record.version += 1
+            record.seats[chosen].take(hash_token(token), record.version)
             if not record.open_seats and record.status == MatchStatus.WAITING:
                 record.status = MatchStatus.ACTIVE
-            record.version += 1
             record.updated = time.time()
             pipe.multi()
             self.store.write(pipe, record, [])

@@ -7,6 +7,7 @@ may not see); a spectator is seat None. Seat rows are built here, once.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -119,15 +120,18 @@ def iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def seat_rows(record: MatchRecord) -> list[SeatRow]:
-    """Every seat of a match, in play order."""
-    return [SeatRow(index, seat.type, seat.level, seat.filled) for index, seat in enumerate(record.seats)]
+def seat_rows(record: MatchRecord, version: int | None = None) -> list[SeatRow]:
+    """Every seat of a match, in play order (as they were at `version`, when named)."""
+    return [
+        SeatRow(index, seat.type, seat.level, seat.filled if version is None else seat.filled_at(version))
+        for index, seat in enumerate(record.seats)
+    ]
 
 
-def legal_moves_of(caller: Caller) -> list[Any]:
+def legal_moves_of(caller: Caller, status: MatchStatus | None = None) -> list[Any]:
     """The caller's legal moves as JSON: empty unless the match runs and the caller is to act."""
     record, game = caller.record, caller.game
-    if record.status != MatchStatus.ACTIVE or caller.seat is None or caller.seat != caller.to_act:
+    if (status or record.status) != MatchStatus.ACTIVE or caller.seat is None or caller.seat != caller.to_act:
         return []
     return [game.move_to_json(move) for move in game.legal_moves(caller.state)]
 
@@ -153,6 +157,53 @@ def match_view(store: Store, caller: Caller) -> MatchView:
         created=iso(record.created),
         updated=iso(record.updated),
     )
+
+
+def replayed_views(store: Store, caller: Caller, after_version: int) -> Iterator[MatchView]:
+    """The caller's views at the versions after `after_version` and before the current one,
+    in order, redacted as they were then (for an event stream that resumes).
+
+    The match is replayed from its history with the engine, as the log is: every join adds
+    a version (seats fill, the deal stands), then every move adds one with the chance that
+    follows it. A past version has no bot activity (`bot` is null) and the current `updated`.
+    Each view is built before the replay moves on, so dump it before asking for the next.
+    """
+    record, game, seat = caller.record, caller.game, caller.seat
+    if after_version + 1 >= record.version:
+        return
+    started = _version_started(record)
+    history = iter(store.history(record.id))
+    state = game.new_state(len(record.seats), record.options)
+
+    def resolve_chance() -> None:
+        while game.current_player(state) == CHANCE:
+            game.step(state, game.move_from_json(next(history)))
+
+    resolve_chance()
+    for version in range(1, record.version):
+        if started is not None and version > started:
+            game.step(state, game.move_from_json(next(history)))  # the move that made this version
+            resolve_chance()
+        if version <= after_version:
+            continue
+        status = MatchStatus.ACTIVE if started is not None and version >= started else MatchStatus.WAITING
+        then = Caller(record, game, state, seat)
+        yield MatchView(
+            id=record.id, game=record.game, version=version, status=status, to_act=then.to_act, you=seat,
+            seats=seat_rows(record, version), state=game.view(state, seat),
+            legal_moves=legal_moves_of(then, status), outcome=None, bot=None, seeded=record.seeded,
+            options=record.options, created=iso(record.created), updated=iso(record.updated),
+        )
+
+
+def _version_started(record: MatchRecord) -> int | None:
+    """The version at which the last seat was filled (the first move follows it); None while waiting."""
+    if record.open_seats:
+        return None
+    joined = [seat.joined or 1 for seat in record.seats if not seat.is_bot]
+    if any(seat.joined is None for seat in record.seats if not seat.is_bot):
+        joined = list(range(1, len(joined) + 1))  # stored before joins were recorded: in seat order
+    return max(joined, default=1)
 
 
 def granted_view(store: Store, caller: Caller, token: str) -> GrantedView:
