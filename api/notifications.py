@@ -226,7 +226,7 @@ class Notifications:
         while True:
             if not pubsub.subscribed:
                 pubsub.subscribed_event.wait()  # no channel yet: until the next SUBSCRIBE is sent
-            message = pubsub.get_message(timeout=None)  # blocks until a message comes
+            message = pubsub.get_message(timeout=None)  # type: ignore[arg-type]  # None: block until one comes
             if message is not None:
                 self._dispatch(message)
 

@@ -4,17 +4,34 @@ It starts `BOT_WORKERS` workers (default: one per core) as an RQ worker pool,
 which restarts a worker that dies. Each worker serves the queue of matches with
 a human seat before the queue of bots-only matches (RQ takes the first queue
 that has a job), so bots playing each other never make a person wait behind
-them. The pool imports the bot-turn job, and with it the search and every game,
+them; and a bots-only turn thinks at a lower CPU priority (`nice`), so a turn
+someone waits for gets the cores first while both run. The pool imports the bot-turn job, and with it the search and every game,
 before it forks, so each turn starts warm instead of importing them.
 """
 
 from __future__ import annotations
 
+import os
+
 from redis import Redis
+from rq import Queue, Worker
+from rq.job import Job
 from rq.worker_pool import WorkerPool
 
 import api.bot_turn  # noqa: F401 - imports the search before forking (see above)
 from api.config import Config
+
+#: How much lower the CPU priority of a bots-only turn is (a `nice` increment).
+BOTS_ONLY_NICENESS = 10
+
+
+class BotWorker(Worker):
+    """RQ's forking worker; the work horse of a bots-only turn lowers its own CPU priority."""
+
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
+        if queue.name == Config.from_env().BOTS_ONLY_QUEUE:
+            os.nice(BOTS_ONLY_NICENESS)
+        super().main_work_horse(job, queue)
 
 
 def main() -> None:
@@ -22,7 +39,7 @@ def main() -> None:
     config = Config.from_env()
     redis = Redis.from_url(config.queue_redis_url)
     pool = WorkerPool([config.BOT_QUEUE, config.BOTS_ONLY_QUEUE], connection=redis,
-                      num_workers=config.bot_workers)
+                      num_workers=config.bot_workers, worker_class=BotWorker)
     pool.start(logging_level="INFO")
 
 
