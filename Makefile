@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test strength bench lint openapi clean
+.PHONY: install run test strength ladder bench lint openapi clean
 
 install: $(STAMP)
 
@@ -23,6 +23,12 @@ test: $(STAMP)
 
 strength: $(STAMP)
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
+	$(MAKE) ladder
+
+# The rated ladder (ai/ratings.json, shown by GET /v1/games): LADDER_GAMES games per pair of players.
+LADDER_GAMES ?= 100
+ladder: $(STAMP)
+	$(BIN)/python -m ai.ladder --per-pair $(LADDER_GAMES)
 
 bench: $(STAMP)
 	$(BIN)/python -m ai.bench

@@ -52,6 +52,7 @@ class MatchResult:
     score: float            # wins + shared fractions
     moves_a: int
     seconds_a: float
+    scores: tuple[float, ...] = ()  # a's score in each game, in order
 
     @property
     def rate(self) -> float:
@@ -139,6 +140,7 @@ def play_match(
         score=sum(r.score_a for r in records),
         moves_a=sum(r.moves_a for r in records),
         seconds_a=sum(r.seconds_a for r in records),
+        scores=tuple(r.score_a for r in records),
     )
 
 

@@ -56,6 +56,8 @@ def bare_app() -> Any:
     from flask import Flask, jsonify
     from redis import BlockingConnectionPool, Redis
 
+    from api.records import text
+
     app = Flask(__name__)
     pool = BlockingConnectionPool.from_url(os.environ["REDIS_URL"], max_connections=64, timeout=20)
     redis = Redis(connection_pool=pool)
@@ -63,7 +65,7 @@ def bare_app() -> Any:
 
     @app.get("/bare")
     def bare() -> Any:
-        return jsonify({key.decode(): value.decode() for key, value in redis.hgetall("bench:bare").items()})
+        return jsonify({text(key): text(value) for key, value in redis.hgetall("bench:bare").items()})
 
     return app
 
@@ -509,9 +511,10 @@ def phase_bytes(ports: dict[str, Any], matches: int) -> dict[str, Any]:
     rng = random.Random(3)
 
     def size(match_id: str) -> int:
-        return sum(redis.memory_usage(key) or 0 for key in keys_of(match_id))
+        return sum(redis.memory_usage(key, samples=0) or 0 for key in keys_of(match_id))
 
-    active, finished = [], []
+    active: list[int] = []
+    finished: list[int] = []
     for index in range(matches):
         duel = Duel(http, "witches", 4)
         for _ in range(20 if index % 2 == 0 else 10_000):
@@ -576,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench-http: the open-files limit ({hard}) is below {args.waiters} waiters", file=sys.stderr)
     started = time.time()
     with stack(args.bot_workers) as ports:
-        results = {
+        results: dict[str, Any] = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "machine": {"cores": os.cpu_count(), "bot_workers": args.bot_workers or os.cpu_count(),
                         "web": "gunicorn.conf.py defaults (gevent)"},

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
+from ai.ladder import load_ratings
 from ai.levels import LEVELS
 from api import schemas
 from api.contract import Reply, operation
@@ -16,6 +17,8 @@ from engine.registry import all_games, get_game
 bp = Blueprint("games", __name__, url_prefix="/v1/games")
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The committed ladder (ai/ratings.json), read once: {game id: {"ratings": {level: {...}}}}.
+RATINGS = load_ratings()
 
 
 def describe(game: Game) -> dict[str, Any]:
@@ -29,7 +32,10 @@ def describe(game: Game) -> dict[str, Any]:
         "max_players": info.max_players,
         "hidden_information": info.hidden_information,
         "options": [spec.to_json() for spec in info.options],
-        "bot_levels": [level.to_json() for level in LEVELS.values()],
+        "bot_levels": [
+            {**level.to_json(), "rating": RATINGS.get(info.id, {}).get("ratings", {}).get(level.name)}
+            for level in LEVELS.values()
+        ],
     }
 
 
@@ -39,7 +45,8 @@ def describe(game: Game) -> dict[str, Any]:
         "id": "witches", "title": "The Witches' Wheel", "summary": "Trick-taking with hidden hands.",
         "min_players": 2, "max_players": 6, "hidden_information": True, "options": [],
         "bot_levels": [{"name": "hard", "iterations": 3000, "seconds": 1.0,
-                        "description": "Information-set MCTS: 3,000 simulations or 1 s."}],
+                        "description": "Information-set MCTS: 3,000 simulations or 1 s.",
+                        "rating": {"elo": 420, "low": 380, "high": 465, "games": 400}}],
     }]}),
 })
 def list_games() -> Response:

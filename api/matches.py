@@ -15,12 +15,14 @@ from api.http import (
     load_query,
     service,
 )
-from api.service import Caller, presentation, streams
+from api.service import presentation, streams
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
 MATCH_ID = "MatchId"  # components/parameters: the {match_id} path parameter
 IF_NONE_MATCH = "IfNoneMatch"
+EVENT_STREAM = {"type": "array", "items": {"oneOf": [
+    {"$ref": f"#/components/schemas/{name}"} for name in ("RetryEvent", "MatchEvent", "BotEvent")]}}
 MOVE_EXAMPLES = {
     "witches": {"summary": "The Witches' Wheel: play a card",
                 "value": {"move": {"type": "play", "card": "orange-1"}, "version": 3}},
@@ -130,8 +132,7 @@ def show(match_id: str) -> Response:
     caller = svc.caller(match_id, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
-        loaded = streams.wait(svc, match_id, query["after_version"], wait, client_socket())
-        caller = Caller(loaded.record, loaded.game, loaded.state, caller.seat)
+        caller = streams.wait(svc, caller, query["after_version"], wait, client_socket())
     else:
         svc.ensure_progress(caller)
     return _read_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, caller)))
@@ -249,8 +250,14 @@ def log(match_id: str) -> Response:
     parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"},
                            "example": "3"}],
     responses={
-        200: Reply("An event stream", {"type": "string"}, media_type="text/event-stream",
-                   example='id: 3\nevent: match\ndata: {"id": "4f1c2e9a0b7d3a65", "version": 3}\n\n'),
+        200: Reply(
+            "A stream of Server-Sent Events: `retry`, then `match` and `bot` events; comment lines "
+            "(`: keep-alive`) while idle", EVENT_STREAM, media_type="text/event-stream",
+            example=[  # on the wire: "retry: 2000\n\nid: 3\nevent: match\ndata: {…}\n\n"
+                {"retry": 2000},
+                {"id": "3", "event": "match", "data": '{"id":"4f1c2e9a0b7d3a65","version":3,"status":"active"}'},
+                {"event": "bot", "data": '{"seat":1,"level":"hard","status":"thinking","iterations":420}'},
+            ]),
         204: Reply("The match is finished and the client holds its final version: stop reconnecting"),
         400: "BadRequest", 401: "Unauthorized", 404: "NotFound",
     },

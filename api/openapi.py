@@ -13,9 +13,11 @@ import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
+from marshmallow import fields
 
 from api import schemas
 from api.contract import operation_of
+from engine import all_games
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -58,11 +60,11 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
                    "the body is not valid JSON", {}),
     "Unauthorized": ("The seat token is missing or holds no seat of this match", 401,
                      "this token holds no seat of this match", {}),
-    "Forbidden": ("Not your turn, or the match is not active", 403,
+    "Forbidden": ("Not your turn, the match is not active, or not yours to see", 403,
                   "seat 1 is to act, you hold seat 0", {"to_act": 1}),
     "NotFound": ("No such match or game (or it expired)", 404,
                  "no match 'abc' (it may have expired)", {}),
-    "Conflict": ("The version is stale, or the seat is taken", 409,
+    "Conflict": ("The version is stale, the seat is taken, or the match is not in play", 409,
                  "the match is at version 4, not 3", {"current_version": 4}),
     "PreconditionFailed": ("If-Match names a stale version", 412,
                            "the match is at version 4, not 3", {"current_version": 4}),
@@ -78,16 +80,66 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
 }
 
 
+def _json_data(component: str, description: str) -> dict[str, Any]:
+    """An event's `data:` line: a JSON document of the component's schema."""
+    return {"type": "string", "contentMediaType": "application/json",
+            "contentSchema": {"$ref": f"#/components/schemas/{component}"}, "description": description}
+
+
+#: The events of GET /v1/matches/{id}/events (`api.service.streams` writes them), each modelled
+#: as the SSE fields it carries; the stream is an array of them (OpenAPI 3.1 has no itemSchema).
+STREAM_EVENTS: dict[str, dict[str, Any]] = {
+    "MatchEvent": {
+        "type": "object",
+        "description": "The caller's view, sent at once and after every change of the match, none "
+                       "skipped; a stream resumed with Last-Event-ID first sends every version after "
+                       "that one, in order, as the caller's seat saw it then",
+        "properties": {
+            "event": {"const": "match"},
+            "id": {"type": "string", "description": "the match version (send it back as Last-Event-ID)"},
+            "data": _json_data("MatchView", "the caller's view at that version"),
+        },
+        "required": ["event", "id", "data"],
+    },
+    "BotEvent": {
+        "type": "object",
+        "description": "A thinking bot's progress (several per bot turn)",
+        "properties": {
+            "event": {"const": "bot"},
+            "data": _json_data("BotActivity", "what the bot to act is doing"),
+        },
+        "required": ["event", "data"],
+    },
+    "RetryEvent": {
+        "type": "object",
+        "description": "First in every stream: how long to wait before reconnecting (no data)",
+        "properties": {"retry": {"type": "integer", "description": "milliseconds", "example": 2000}},
+        "required": ["retry"],
+    },
+}
+
+
+def _string_enum(converter: Any, field: fields.Field, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """`type: string` on enum fields of string values (apispec gives only the `enum`)."""
+    if isinstance(field, fields.Enum) and "type" not in ret and all(
+            isinstance(value, str) for value in ret.get("enum", ())):
+        return {"type": "string"}
+    return {}
+
+
 def build_spec(app: Flask) -> APISpec:
     """The APISpec of `app`: schemas, shared responses, then every route's operations."""
+    marshmallow = MarshmallowPlugin()
     spec = APISpec(
         title=TITLE,
         version=VERSION,
         openapi_version="3.1.0",
-        plugins=[MarshmallowPlugin()],
+        plugins=[marshmallow],
         info={"description": DESCRIPTION},
         servers=[{"url": "/", "description": "this server"}],
     )
+    assert marshmallow.converter is not None  # set when the plugin joined the spec
+    marshmallow.converter.add_attribute_function(_string_enum)
     spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "the seat token from create or join"}
     )
@@ -111,6 +163,11 @@ def build_spec(app: Flask) -> APISpec:
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
     )
     spec.components.schema("Problem", schema=schemas.ProblemSchema)
+    for game in all_games():
+        spec.components.schema(schemas.move_component(game), {
+            **game.info.move_schema, "description": f"A player's move in {game.info.title}"})
+    for name, component in STREAM_EVENTS.items():
+        spec.components.schema(name, component)
     for name, (description, status, detail, extra) in PROBLEMS.items():
         example = {
             "type": "https://coven.example/problems/…",

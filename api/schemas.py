@@ -11,6 +11,9 @@ from marshmallow import Schema, fields, validate
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
 from api.records import LISTED, BotStatus, MatchStatus, SeatType
+from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
+from engine import all_games
+from engine.core import Game
 
 
 def _doc(description: str, example: object = None) -> dict[str, object]:
@@ -18,6 +21,17 @@ def _doc(description: str, example: object = None) -> dict[str, object]:
     if example is not None:
         meta["example"] = example
     return meta
+
+
+def move_component(game: Game) -> str:
+    """The components/schemas name of a game's move shapes (`GameInfo.move_schema`)."""
+    return f"{game.info.id.capitalize()}Move"
+
+
+def _a_move(description: str, example: object = None) -> dict[str, object]:
+    """Metadata of a field holding a player's move: one game's move shapes, whichever game."""
+    shapes = [{"$ref": f"#/components/schemas/{move_component(game)}"} for game in all_games()]
+    return {**_doc(description, example), "oneOf": shapes}
 
 
 # --- requests -------------------------------------------------------------------------
@@ -64,7 +78,7 @@ class MoveRequestSchema(Schema):
 
     move = fields.Raw(
         required=True, allow_none=False,
-        metadata=_doc("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
+        metadata=_a_move("one entry of legal_moves, verbatim", {"type": "play", "card": "orange-1"}),
     )
     version = fields.Integer(
         strict=True, validate=validate.Range(0),
@@ -97,6 +111,15 @@ class MatchListQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
 
 
+class AnalysisRequestSchema(Schema):
+    """Body of POST /v1/matches/{id}/analysis (optional)."""
+
+    simulations = fields.Integer(
+        strict=True, validate=validate.Range(10, MAX_SIMULATIONS), load_default=DEFAULT_SIMULATIONS,
+        metadata=_doc(f"search simulations (default {DEFAULT_SIMULATIONS}; at most 10 s of search)", 3000),
+    )
+
+
 # --- responses ------------------------------------------------------------------------
 # Dumped from the objects of api.service.presentation (and the engine's descriptors).
 
@@ -107,11 +130,22 @@ def _always(field: fields.Field) -> fields.Field:
     return field
 
 
+class RatingSchema(Schema):
+    """A level's strength at one game, fitted from the ladder's round robin (`make ladder`)."""
+
+    elo = _always(fields.Integer(metadata=_doc("Elo-scale rating; the random level is 0", 350)))
+    low = _always(fields.Integer(metadata=_doc("95% interval, lower end", 300)))
+    high = _always(fields.Integer(metadata=_doc("95% interval, upper end", 400)))
+    games = _always(fields.Integer(metadata=_doc("ladder games this rating rests on", 400)))
+
+
 class LevelSchema(Schema):
     name = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("level name", "hard")))
     iterations = _always(fields.Integer(metadata=_doc("search iterations at most (0: no search)")))
     seconds = _always(fields.Float(metadata=_doc("thinking time at most, seconds")))
     description = _always(fields.String())
+    rating = _always(fields.Nested(RatingSchema, allow_none=True, metadata=_doc(
+        "strength at this game on the ladder (null when not rated yet)")))
 
 
 class OptionSchema(Schema):
@@ -185,7 +219,7 @@ class MatchViewSchema(Schema):
     you = _always(fields.Integer(allow_none=True, metadata=_doc("the caller's seat (null: spectator)", 0)))
     seats = _always(fields.List(fields.Nested(SeatViewSchema)))
     state = _always(fields.Dict(metadata=_doc("the game's view for the caller's seat")))
-    legal_moves = _always(fields.List(fields.Raw(), metadata=_doc(
+    legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move")), metadata=_doc(
         "when the caller is to act: each postable verbatim")))
     outcome = _always(fields.Nested(OutcomeSchema, allow_none=True))
     bot = _always(fields.Nested(BotActivitySchema, allow_none=True))
@@ -239,10 +273,41 @@ class ProblemSchema(Schema):
     instance = _always(fields.String(metadata=_doc("the request path")))
     errors = fields.Raw(metadata=_doc("per-field messages (validation errors)"))
     rule = fields.String(metadata=_doc("the rule id the move breaks (illegal moves)"))
-    legal_moves = fields.List(fields.Raw(), metadata=_doc("what would be legal (illegal moves)"))
+    legal_moves = fields.List(fields.Raw(metadata=_a_move("a move")),
+                              metadata=_doc("what would be legal (illegal moves)"))
     current_version = fields.Integer(metadata=_doc("the match's version (conflicts)"))
     to_act = fields.Integer(allow_none=True)
     status_of_match = fields.Enum(MatchStatus, by_value=True, data_key="match_status")
+
+
+class AnalysedMoveSchema(Schema):
+    move = _always(fields.Raw(metadata=_doc("the move, as in legal_moves", {"type": "play", "card": "red-7"})))
+    visits = _always(fields.Integer(metadata=_doc("simulations that went through this move", 1800)))
+    share = _always(fields.Float(metadata=_doc("visits / all root visits", 0.6)))
+    win_chance = _always(fields.Float(metadata=_doc(
+        "estimated chance to win after this move: the mean reward of its simulations (0–1; a game "
+        "may add a small bonus for the score margin)", 0.71)))
+
+
+class AnalysisResultSchema(Schema):
+    simulations = _always(fields.Integer(metadata=_doc("simulations run", 3000)))
+    seconds = _always(fields.Float(metadata=_doc("search time", 0.4)))
+    moves = _always(fields.List(fields.Nested(AnalysedMoveSchema), metadata=_doc(
+        "the most visited moves, best first (at most five)")))
+
+
+class AnalysisSchema(Schema):
+    """An analysis of the position where `seat` is to act at `version`."""
+
+    id = _always(fields.String(metadata=_doc("analysis id", "9f1c0a7e5b2d4c68")))
+    match = _always(fields.String(metadata=_doc("match id")))
+    version = _always(fields.Integer(metadata=_doc("the position analysed", 7)))
+    seat = _always(fields.Integer(metadata=_doc("the seat to act there", 0)))
+    status = _always(fields.Enum(AnalysisStatus, by_value=True, metadata=_doc(
+        "queued, running, done; stale when the match moved on before a worker took it; failed", "done")))
+    simulations = _always(fields.Integer(metadata=_doc("simulations asked for", 3000)))
+    result = _always(fields.Nested(AnalysisResultSchema, allow_none=True, metadata=_doc(
+        "the top moves once done, else null")))
 
 
 class HealthSchema(Schema):
@@ -254,7 +319,7 @@ class LegalMovesSchema(Schema):
     version = _always(fields.Integer())
     to_act = _always(fields.Integer(allow_none=True))
     you = _always(fields.Integer(allow_none=True))
-    legal_moves = _always(fields.List(fields.Raw()))
+    legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move"))))
 
 
 # --- instances: built once, shared by every request --------------------------------------
@@ -274,3 +339,5 @@ MATCH_LOG = LogSchema()
 LEGAL_MOVES = LegalMovesSchema()
 BOT_ACTIVITY = BotActivitySchema()
 HEALTH = HealthSchema()
+ANALYSIS_REQUEST = AnalysisRequestSchema()
+ANALYSIS = AnalysisSchema()

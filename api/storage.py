@@ -68,6 +68,11 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
     return f"{_tag(match_id)}:idem:{seat}:{digest}"
 
 
+def analysis_key(match_id: str, analysis_id: str) -> str:
+    """The hash holding one analysis request of a match and, once done, its result."""
+    return f"{_tag(match_id)}:analysis:{analysis_id}"
+
+
 def channel_for(match_id: str) -> str:
     """The pub/sub channel announcing a match's changes."""
     return f"{_tag(match_id)}:events"

@@ -18,6 +18,7 @@ from rq import Queue, Worker
 from rq.job import Job
 from rq.worker_pool import WorkerPool
 
+import api.analysis_job  # noqa: F401 - likewise for analyses
 import api.bot_turn  # noqa: F401 - imports the search before forking (see above)
 from api.config import Config
 

@@ -17,7 +17,7 @@ Two ways to advance a state, as in python-chess:
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -76,6 +76,8 @@ class GameInfo:
     rules_file: str                 # path of the rules document, relative to the repository
     hidden_information: bool        # True when views differ between seats
     summary: str = ""
+    #: JSON Schema of the moves a player posts (the entries of `legal_moves`), see engine.shapes.
+    move_schema: Mapping[str, Any] = field(default_factory=dict)
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:
@@ -249,6 +251,14 @@ class Game:
         whole state (the search calls it on determinizations only).
         """
         return None
+
+    def named_policies(self) -> Mapping[str, Callable[[State, random.Random], Move]]:
+        """Hand-written players the game names, for the ladder and calibration (none by default).
+
+        Each maps a state where a seat is to act to a legal move. Like `heuristic_move` it may
+        read the whole state, so callers hand it a determinization from that seat's view.
+        """
+        return {}
 
     # information -------------------------------------------------------------
 

@@ -135,3 +135,38 @@ def test_real_responses_validate_against_the_document(client, run_bots, contract
     assert not_allowed.status_code == 405 and not_allowed.mimetype == "application/problem+json"
     statuses = {status for _, _, status in seen}
     assert {200, 201, 304, 400, 401, 403, 404, 409, 412, 413, 415, 422} <= statuses
+
+
+def test_stream_events_are_the_documented_events(app, client) -> None:
+    """The retry, match and bot events of a real stream validate against their documented schemas."""
+    from jsonschema import Draft202012Validator
+
+    document = yaml.safe_load(COMMITTED.read_text())
+
+    def validate_as(component: str, instance: object) -> None:
+        schema = {"$ref": f"#/components/schemas/{component}", "components": document["components"]}
+        Draft202012Validator(schema).validate(instance)
+
+    for attempt in range(50):  # a seeded match where the bot (seat 0) is to act first
+        created = create(client, "witches", [{"type": "bot", "level": "random"}, {"type": "human"}],
+                         seed=f"s{attempt}")
+        if created["to_act"] == 0:
+            break
+    response = client.get(f"/v1/matches/{created['id']}/events", buffered=False)
+    chunks = (chunk.decode() if isinstance(chunk, bytes) else chunk for chunk in response.response)
+    seen: dict[str, dict] = {}
+    while len(seen) < 3:
+        chunk = next(chunks)
+        if chunk.startswith(":"):
+            continue
+        event = dict(line.split(": ", 1) for line in chunk.strip().splitlines())
+        kind = event.get("event", "retry")
+        event = {key: int(value) if key == "retry" else value for key, value in event.items()}
+        validate_as({"retry": "RetryEvent", "match": "MatchEvent", "bot": "BotEvent"}[kind], event)
+        if "data" in event:
+            validate_as({"match": "MatchView", "bot": "BotActivity"}[kind], json.loads(event["data"]))
+        seen[kind] = event
+        if kind == "match":  # now the worker reports: a bot event follows
+            app.extensions["coven"].report_bot(created["id"], created["version"], {
+                "status": "thinking", "iterations": 7, "elapsed": 0.01, "best_visits": 3, "best_move": ""})
+    response.close()

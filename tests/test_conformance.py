@@ -112,6 +112,25 @@ def test_moves_round_trip_through_json(game: Game, n: int, options: dict) -> Non
 
 
 @pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
+def test_legal_moves_have_the_declared_json_shapes(game: Game) -> None:
+    """GameInfo.move_schema (what the API documents) admits every legal move, as exactly one shape."""
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(game.info.move_schema)
+    validator = Draft202012Validator(game.info.move_schema)
+    kinds = set()
+    for seed in range(3):
+        for state, _ in random_trajectory(game, game.info.min_players, {}, seed=seed):
+            if game.current_player(state) >= 0:
+                for move in game.legal_moves(state):
+                    data = game.move_to_json(move)
+                    validator.validate(data)
+                    kinds.add(data["type"])
+    declared = {shape["properties"]["type"]["const"] for shape in game.info.move_schema["oneOf"]}
+    assert declared == kinds, f"{game.info.id}: declared move types never legal: {declared - kinds}"
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
 @pytest.mark.parametrize("garbage", [None, 1, "x", [], {}, {"type": "no-such-move"}, [1, 2]])
 def test_malformed_move_json_is_invalid_move(game: Game, garbage) -> None:
     with pytest.raises(InvalidMove):

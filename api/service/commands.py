@@ -86,7 +86,7 @@ class MatchService:
     def caller(self, match_id: str, token: str | None) -> Caller:
         """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token)."""
         loaded = self.load(match_id)
-        return Caller(loaded.record, loaded.game, loaded.state, seat_of_token(loaded.record, token))
+        return loaded.seen_by(seat_of_token(loaded.record, token))
 
     # changing ------------------------------------------------------------------------------
 
@@ -178,7 +178,7 @@ class MatchService:
             record.updated = time.time()
             pipe.multi()
             self.store.write(pipe, record, [])
-            return Caller(record, loaded.game, loaded.state, chosen)
+            return loaded.seen_by(chosen)
 
         joined = self.store.transact(match_id, change)
         self._after_change(joined)
@@ -222,7 +222,7 @@ class MatchService:
                 raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
             after = self._commit(pipe, loaded, parse_move(loaded.game, move_data))
             body = schemas.MATCH_VIEW.dump(
-                match_view(self.store, Caller(after.record, after.game, after.state, seat))
+                match_view(self.store, after.seen_by(seat))
             )
             if idem is not None:
                 record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
@@ -244,7 +244,7 @@ class MatchService:
             return None
         loaded = _decoded(record)
         seat = loaded.bot_to_act
-        return None if seat is None else Caller(record, loaded.game, loaded.state, seat)
+        return None if seat is None else loaded.seen_by(seat)
 
     def play_bot(self, match_id: str, version: int, move: Move) -> Loaded | None:
         """Apply a bot's move chosen at `version`; None when the turn is no longer current."""

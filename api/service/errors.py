@@ -29,6 +29,25 @@ class NotYourTurn(ServiceError):
     title = "Not your turn"
 
 
+class NotAllowed(ServiceError):
+    """The caller may not do this here (e.g. analyse a position whose hidden cards it cannot see)."""
+
+    status = 403
+    title = "Not allowed"
+
+
+class NothingToDo(ServiceError):
+    """The request is well-formed but the match is not in a state where it means anything."""
+
+    status = 409
+    title = "Nothing to do"
+
+
+class AnalysisNotFound(ServiceError):
+    status = 404
+    title = "Analysis not found"
+
+
 class Unauthorized(ServiceError):
     """A bearer token was sent but matches no seat of this match."""
 

@@ -32,6 +32,10 @@ class Loaded:
             return None
         return seat
 
+    def seen_by(self, seat: int | None) -> Caller:
+        """This match as `seat` asks for it (None: a spectator)."""
+        return Caller(self.record, self.game, self.state, seat)
+
 
 @dataclass
 class Caller(Loaded):

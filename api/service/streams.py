@@ -30,14 +30,14 @@ from api.service.model import Caller, Loaded
 from api.service.presentation import bot_activity, match_view, replayed_views
 
 
-def wait(service: MatchService, match_id: str, after_version: int, timeout: float,
-         client: Any = None) -> Loaded:
-    """The match as soon as its version passes `after_version`, or after `timeout` seconds
-    (or at once when the client hangs up: nobody reads the answer then)."""
-    loaded = service.load(match_id)
-    if loaded.record.version > after_version or timeout <= 0:
-        return loaded
-    service.ensure_progress(loaded)
+def wait(service: MatchService, caller: Caller, after_version: int, timeout: float,
+         client: Any = None) -> Caller:
+    """The match, seen by the same caller, as soon as its version passes `after_version`, or
+    after `timeout` seconds (or at once when the client hangs up: nobody reads the answer then)."""
+    match_id = caller.record.id
+    if caller.record.version > after_version or timeout <= 0:
+        return caller
+    service.ensure_progress(caller)
     deadline = time.monotonic() + timeout
     with service.notifications.listen(storage.channel_for(match_id), client) as waiter:
         loaded = service.load(match_id)  # a change made before the subscription was confirmed
@@ -48,7 +48,7 @@ def wait(service: MatchService, match_id: str, after_version: int, timeout: floa
             notes = waiter.wait(remaining)
             if not notes or any(_passes(note, after_version) for note in notes):
                 loaded = service.load(match_id)
-    return loaded
+    return loaded.seen_by(caller.seat)
 
 
 def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
@@ -91,7 +91,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             if remaining <= 0 or waiter.gone:
                 return
             if service.notifications.draining:
-                yield sse("reconnect", {"last_event_id": sent}, sent)
+                yield sse("reconnect", {})
                 return
             asked = time.monotonic()
             notes = waiter.wait(min(remaining, config.SSE_KEEPALIVE_SECONDS))
@@ -105,7 +105,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
 
 def _views_since(service: MatchService, loaded: Loaded, seat: int | None, sent: int) -> Iterator[str]:
     """`match` events for every version after `sent` up to the current one, in order."""
-    caller = Caller(loaded.record, loaded.game, loaded.state, seat)
+    caller = loaded.seen_by(seat)
     for view in replayed_views(service.store, caller, sent):
         yield sse("match", schemas.MATCH_VIEW.dump(view), view.version)
     yield sse("match", schemas.MATCH_VIEW.dump(match_view(service.store, caller)), loaded.record.version)

@@ -28,6 +28,7 @@ from itertools import product
 from math import comb
 from typing import Any
 
+from engine import shapes
 from engine.core import CHANCE, TERMINAL, Game, GameInfo, Json, Outcome, Seat, State, ranks_for
 from engine.errors import IllegalMove, InvalidMove, InvalidSnapshot
 
@@ -249,6 +250,14 @@ class CubeState(State):
 # --- the game ----------------------------------------------------------------
 
 
+#: The JSON shapes of the player moves (GameInfo.move_schema).
+MOVE_SCHEMA = shapes.one_of(
+    shapes.move("roll", "C7: roll the symbol die"),
+    shapes.move("choose", "C9: on stars, the kind of object taken from the lid", object=shapes.names(KINDS)),
+    shapes.move("turn", "C10: on a half turn, the side the cube turns through", via=shapes.names(SIDES)),
+)
+
+
 class CubeGame(Game):
     """The Magic Cube: roll, take an object, turn the cube, hope nothing falls out."""
 
@@ -264,6 +273,7 @@ class CubeGame(Game):
             "Roll the symbol die, drop the magic object into the cube and turn it "
             "without letting anything fall out; the fewest objects in front of you wins."
         ),
+        move_schema=MOVE_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------------

@@ -27,6 +27,11 @@ Choices where the rules are silent:
 - Once the game is over, views show everything (hands, values, table, deck).
 - Stuck table: after 2n turns in a row with no gathering, no Trick and an empty
   deck, the game ends as E23 (reason "stalemate").
+- Determinization is exact about what is public: a hidden card is redealt only among the
+  cards last dealt from the same deck (before or after each reshuffle), and other players'
+  object values never make a win at any earlier check (the state keeps, per seat, the most
+  public points held with each number of objects). Joint rejection, then a complete
+  randomized search: never an impossible sample.
 - The search's playout is a greedy player (`policy`), not uniformly random moves:
   random playouts in this race mostly measured luck.
 - Legal moves list one canonical declaration per (cards, pattern) and one of the

@@ -9,7 +9,7 @@ from typing import Any
 from engine.core import CHANCE, TERMINAL, Game, GameInfo, Outcome, ranks_for
 from engine.enchanters import policy, rules, views
 from engine.enchanters import state as states
-from engine.enchanters.moves import move_from_json
+from engine.enchanters.moves import MOVE_SCHEMA, move_from_json
 from engine.enchanters.state import OVER, TAKE1, EnchantersState
 
 #: A loser's return: this share of their points out of 15 (winners get 1).
@@ -28,6 +28,7 @@ class EnchantersGame(Game):
         rules_file="rules/enchanters.md",
         hidden_information=True,
         summary="Set collection: gather three Enchanters, earn hidden Magic Objects, reach 15 Spell Points.",
+        move_schema=MOVE_SCHEMA,
     )
     snapshot_version = states.SNAPSHOT_VERSION
 

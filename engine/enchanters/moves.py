@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from engine import shapes
 from engine.enchanters.cards import (
     CARD_BY_NAME,
     ELEMENTS,
@@ -174,6 +175,30 @@ def _declarations(raw: Any, data: Any) -> tuple[Declaration, ...]:
             raise InvalidMove(f"bad declaration for {name!r}: {decl!r}", data)
         out.append((card, SCHOOLS.index(school), ELEMENTS.index(element)))
     return tuple(sorted(out))
+
+
+_CARD = shapes.names(NAMES, "a card")
+_TOWER = shapes.integer(0, NUM_TOWERS - 1, "a Tower")
+
+#: The JSON shapes of the player moves (GameInfo.move_schema).
+MOVE_SCHEMA = shapes.one_of(
+    shapes.move("take", "take the card of a table spot", spot=shapes.integer(0, NUM_SPOTS - 1)),
+    shapes.move(
+        "gather", "organize a gathering of three cards into a Tower",
+        cards={"type": "array", "items": _CARD, "minItems": 3, "maxItems": 3, "uniqueItems": True},
+        tower=_TOWER,
+        air={"type": "object", "description": "each Air Enchanter's declared school and element",
+             "additionalProperties": {
+                 "type": "object",
+                 "properties": {"school": shapes.names(SCHOOLS), "element": shapes.names(ELEMENTS)},
+                 "required": ["school", "element"], "additionalProperties": False}},
+    ),
+    shapes.move("trick", "play a Trick (Exodus names a Tower, see the next shape)",
+                trick=shapes.names([name for name in TRICK_NAMES if name != "exodus"])),
+    shapes.move("trick", "play Exodus on a Tower", title="exodus", trick={"const": "exodus"}, tower=_TOWER),
+    shapes.move("pass", "do nothing this step"),
+    shapes.move("discard", "discard a card while holding more than five", card=_CARD),
+)
 
 
 def move_from_json(data: Any) -> EnchantersMove:

@@ -117,8 +117,11 @@ def update_master(s: EnchantersState) -> None:
     s.master = -1
 
 
-def check_end(s: EnchantersState) -> None:
-    """E21/E22 (any player at 15 or with an Artifact wins; the player to act, else clockwise), E23."""
+def check_end(s: EnchantersState, changed: int = -1) -> None:
+    """E21/E22 (any player at 15 or with an Artifact wins; the player to act, else clockwise), E23.
+
+    `changed` is the one seat whose points may have grown (-1: any seat), for `record_peaks`.
+    """
     n = s.n
     start = s.turn if s.turn >= 0 else 0
     for k in range(n):
@@ -131,6 +134,35 @@ def check_end(s: EnchantersState) -> None:
             return
     if not any(any(p) for p in s.piles):
         end_on_points(s, PILES_EMPTY)
+        return
+    record_peaks(s, changed)
+
+
+def record_peaks(s: EnchantersState, changed: int = -1) -> None:
+    """The game goes on: note the public points (and E22 extras) held with the objects so far.
+
+    No win here means no hidden object values that would have made one (views.determinize).
+    Only `changed` (-1: every seat) may hold more than at its last record.
+    """
+    hands, objects, ng, peaks, master = s.hands, s.objects, s.ng, s.peaks, s.master
+    for seat in range(s.n) if changed < 0 else (changed,):
+        k = len(objects[seat])
+        public = ng[seat] + (hands[seat] & ELEMENTAL_MASK).bit_count() + (MASTER_POINTS if master == seat else 0)
+        row = peaks[seat]
+        if len(row) <= k:
+            row += (0,) * (k + 1 - len(row))
+            peaks[seat] = row
+        if row[k] < public:
+            peaks[seat] = row[:k] + (public,) + row[k + 1:]
+        if k == 2 and (ng[seat] or master == seat):
+            s.pair_extra |= 1 << seat
+
+
+def reshuffle(s: EnchantersState, cards: int) -> None:
+    """E12: the (public) discard cards `cards` become the new deck; older groups give them up."""
+    s.deck = cards
+    s.reshuffles += 1
+    s.reshuffled = tuple(m & ~cards for m in s.reshuffled if m & ~cards) + (cards,)
 
 
 def end_on_points(s: EnchantersState, reason: int) -> None:
@@ -183,7 +215,7 @@ def _into_hand(s: EnchantersState, seat: int, card: int, public: bool) -> None:
         known[seat] |= bit
     if card >= ELEMENTAL_FIRST:
         update_master(s)
-        check_end(s)
+        check_end(s, seat)
 
 
 def _take(s: EnchantersState, spot: int) -> None:
@@ -235,7 +267,7 @@ def _object(s: EnchantersState, value: int) -> None:
     if value == STONE:
         s.stones[seat] += 1
     _finish_payout(s, seat, kind)
-    check_end(s)
+    check_end(s, seat)
 
 
 def _finish_payout(s: EnchantersState, seat: int, kind: int) -> None:
@@ -368,9 +400,8 @@ def advance(s: EnchantersState) -> None:
                 # E12: deck and discard pile empty (a lone Periculum is not reshuffled): stays empty
                 s.refill ^= low
                 continue
-            s.deck = s.discard
+            reshuffle(s, s.discard)
             s.discard = 0
-            s.reshuffles += 1
             return
         elif phase in (TAKE1, TAKE2):
             if s.table != [-1, -1, -1, -1]:
@@ -387,9 +418,8 @@ def advance(s: EnchantersState) -> None:
                 # E12: an empty discard pile (or the lone Periculum, which stays there): no more draws
                 s.vade_left = 0
                 continue
-            s.deck = rest
+            reshuffle(s, rest)
             s.discard &= _VADEMECUM_BIT
-            s.reshuffles += 1
             return
         elif phase == OBJECT:
             if not s.queue:

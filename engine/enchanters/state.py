@@ -21,7 +21,7 @@ from engine.enchanters.cards import (
 )
 from engine.errors import InvalidSnapshot
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2 added `reshuffled`, `peaks` and `pair_extra` (version 1 still decodes)
 
 # phases: chance phases first, then the player's decisions, then the end
 REFILL, FIRST, VADEMECUM_DRAW, OBJECT, TAKE1, TAKE2, ACT, DISCARD, OVER = range(9)
@@ -48,7 +48,7 @@ class EnchantersState:
         "n", "phase", "turn", "hands", "known", "table", "deck", "discard", "towers",
         "piles", "ng_left", "objects", "ng", "obj_points", "stones", "proxima", "master",
         "last_pile", "queue", "vade_left", "refill", "skip_act", "history", "reshuffles",
-        "turns", "idle", "busy", "winners", "reason",
+        "turns", "idle", "busy", "winners", "reason", "reshuffled", "peaks", "pair_extra",
     )
 
     def __init__(self) -> None:
@@ -81,6 +81,14 @@ class EnchantersState:
         self.busy = False               # this turn gathered or played a Trick
         self.winners: tuple[int, ...] = ()
         self.reason = NOT_OVER
+        # Public facts for exact determinization (views.determinize):
+        # per reshuffle still relevant (oldest first), the cards it put in the deck that no later
+        # reshuffle took back; a card in none of them last came from the first deck.
+        self.reshuffled: tuple[int, ...] = ()
+        # per seat, per number k of objects held, the most public points (Elementals, master,
+        # New-gathering cards) held with exactly k objects while the game went on (E21)
+        self.peaks: list[tuple[int, ...]] = []
+        self.pair_extra = 0             # seats that held exactly two objects with another Magic Object card (E22)
 
     @classmethod
     def initial(cls, n: int) -> EnchantersState:
@@ -95,6 +103,7 @@ class EnchantersState:
         s.ng = [0] * n
         s.obj_points = [0] * n
         s.stones = [0] * n
+        s.peaks = [(0,)] * n
         s.refill = 0b1111
         return s
 
@@ -129,6 +138,9 @@ class EnchantersState:
         c.busy = self.busy
         c.winners = self.winners
         c.reason = self.reason
+        c.reshuffled = self.reshuffled
+        c.peaks = self.peaks[:]
+        c.pair_extra = self.pair_extra
         return c
 
     def recount(self) -> None:
@@ -158,6 +170,7 @@ _FIELDS = (
     "ng_left", "objects", "ng", "proxima", "master", "last_pile", "queue", "vade_left",
     "refill", "skip_act", "history", "reshuffles", "turns", "idle", "busy", "winners", "reason",
 )
+_FIELDS_2 = ("reshuffled", "peaks", "pair_extra")
 
 
 def encode(s: EnchantersState) -> dict[str, Any]:
@@ -173,6 +186,7 @@ def encode(s: EnchantersState) -> dict[str, Any]:
         "queue": [list(q) for q in s.queue], "vade_left": s.vade_left, "refill": s.refill,
         "skip_act": s.skip_act, "history": list(s.history), "reshuffles": s.reshuffles,
         "turns": s.turns, "idle": s.idle, "busy": s.busy, "winners": list(s.winners), "reason": s.reason,
+        "reshuffled": list(s.reshuffled), "peaks": [list(row) for row in s.peaks], "pair_extra": s.pair_extra,
     }
 
 
@@ -193,9 +207,10 @@ def _int(value: Any, low: int, high: int) -> int:
 
 def decode(data: Mapping[str, Any]) -> EnchantersState:
     """Rebuild a state from `encode`'s output; InvalidSnapshot on anything else."""
-    if not isinstance(data, Mapping) or data.get("v") != SNAPSHOT_VERSION:
-        raise InvalidSnapshot("not an enchanters snapshot of version 1")
-    missing = [f for f in _FIELDS if f not in data]
+    if not isinstance(data, Mapping) or data.get("v") not in (1, SNAPSHOT_VERSION):
+        raise InvalidSnapshot(f"not an enchanters snapshot of version 1 or {SNAPSHOT_VERSION}")
+    fields = _FIELDS if data["v"] == 1 else _FIELDS + _FIELDS_2
+    missing = [f for f in fields if f not in data]
     if missing:
         raise InvalidSnapshot(f"missing fields: {', '.join(missing)}")
     s = EnchantersState()
@@ -244,6 +259,25 @@ def decode(data: Mapping[str, Any]) -> EnchantersState:
     s.reason = _int(data["reason"], 0, len(REASONS) - 1)
     s.recount()
     _check_cards(s)
+    if data["v"] == 1:
+        # migrated: no grouping by reshuffle, and only the present constrains object values
+        s.reshuffled = ()
+        s.peaks = [(0,) * (len(objs) + 1) for objs in s.objects]
+        s.pair_extra = 0
+        return s
+    s.reshuffled = tuple(_int(m, 1, ALL_CARDS) for m in _ints(data["reshuffled"]))
+    union = 0
+    for m in s.reshuffled:
+        if union & m:
+            raise InvalidSnapshot("reshuffled card sets must be disjoint")
+        union |= m
+    peaks = data["peaks"]
+    if not isinstance(peaks, list) or len(peaks) != n:
+        raise InvalidSnapshot("expected peaks per seat")
+    s.peaks = [tuple(_int(x, 0, 100) for x in _ints(row)) for row in peaks]
+    if any(not 1 <= len(row) <= len(objs) + 1 for row, objs in zip(s.peaks, s.objects, strict=True)):
+        raise InvalidSnapshot("a seat's peaks run from no object to the objects it holds")
+    s.pair_extra = _int(data["pair_extra"], 0, (1 << n) - 1)
     return s
 
 

@@ -19,16 +19,19 @@ from typing import Any
 from engine.enchanters.cards import (
     ELEMENTAL_FIRST,
     ELEMENTAL_MASK,
+    MASTER_POINTS,
     MAX_VALUE,
     NAMES,
     NUM_PILES,
     PERICULUM,
     PILE_LETTERS,
+    STONE,
     TRICK_NAMES,
+    WIN_POINTS,
     cards_of,
     names_of,
 )
-from engine.enchanters.rules import has_artifact, next_pile, points
+from engine.enchanters.rules import next_pile, points
 from engine.enchanters.state import (
     ACT,
     DISCARD,
@@ -47,7 +50,6 @@ from engine.enchanters.state import (
     EnchantersState,
 )
 
-_REJECTION_TRIES = 30
 _STEPS = {TAKE1: 1, TAKE2: 1, ACT: 2, DISCARD: 3}  # the turn's steps (E9–E11)
 
 
@@ -185,7 +187,11 @@ def log_entry(s: EnchantersState, move: Any, seat: int | None) -> Any:
 
 def determinize(s: EnchantersState, seat: int, rng: random.Random) -> EnchantersState:
     """A full state consistent with what `seat` has seen: other hands, face-down cards, the deck
-    and other players' object values are resampled (nothing once the game is over: all is shown)."""
+    and other players' object values are resampled (nothing once the game is over: all is shown).
+
+    Exact about what is public: a hidden card is redealt only among the cards last dealt from the
+    same deck (before or after each reshuffle, `card_groups`), and object values only among those
+    that would not have ended the game at any earlier check (`object_limits`)."""
     d = s.clone()
     if s.phase == OVER:
         return d
@@ -203,11 +209,36 @@ def _shuffle(items: list[Any], rand: Any, count: int | None = None) -> None:
         items[i], items[j] = items[j], items[i]
 
 
+# --- cards --------------------------------------------------------------------------------
+
+_SHOWN_MASK = ELEMENTAL_MASK | 1 << PERICULUM  # cards that are never hidden in a hand (E18, Elementals)
+
+
+def card_groups(s: EnchantersState, pool: int) -> list[int]:
+    """The unknown cards `pool` split by the deck each was last dealt from (public: the discard
+    pile is open when it becomes the deck).
+
+    A hidden card was dealt after the last reshuffle that put it in the deck (had it been dealt
+    before, it could not have been on the discard pile then) and has been hidden since; so it can
+    only trade places with cards of the same group, and so can a face-down spot or the deck.
+    """
+    groups = []
+    for cards in reversed(s.reshuffled):
+        group = pool & cards
+        if group:
+            groups.append(group)
+            pool ^= group
+    if pool:
+        groups.append(pool)  # last dealt from the first deck
+    return groups
+
+
 def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
     """Deal the cards `seat` cannot place: others' hidden hand cards, face-down table cards, the deck.
 
-    Elementals and the Periculum are never hidden in a hand (they are shown as they come), so
-    hidden hand slots get ordinary cards; the table spots get any of what is left.
+    Group by group (`card_groups`), uniformly: Elementals and the Periculum are never hidden in a
+    hand (they are shown as they come), so hidden hand slots get ordinary cards; the table spots
+    get any of what is left; the rest of the group is (or was) in the deck.
     """
     rand = rng.random
     mine = s.known[seat] | ELEMENTAL_MASK
@@ -216,39 +247,42 @@ def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: rand
     hidden_mask = 0
     for m in hidden:
         hidden_mask |= m
-    spots = [i for i in range(FACE_UP_SPOT) if s.table[i] >= 0]
+    table = s.table
+    spots = [i for i in range(FACE_UP_SPOT) if table[i] >= 0]
     table_mask = 0
     for i in spots:
-        table_mask |= 1 << s.table[i]
+        table_mask |= 1 << table[i]
     pool_mask = hidden_mask | table_mask | s.deck
     if not pool_mask:
         return
-    free = cards_of(pool_mask & ~(ELEMENTAL_MASK | 1 << PERICULUM))
-    h = hidden_mask.bit_count()
-    _shuffle(free, rand, h)
-    # hidden slots, in seat then card order, get free[0..h)
     new_of: dict[int, int] = {}
     hands = d.hands = [hand & ~pool_mask for hand in s.hands]
-    k = 0
-    for p in range(n):
-        m = hidden[p]
-        while m:
-            low = m & -m
-            m ^= low
-            c = free[k]
-            k += 1
-            new_of[low.bit_length() - 1] = c
-            hands[p] |= 1 << c
-    rest = free[h:]
-    rest.extend(cards_of(pool_mask & (ELEMENTAL_MASK | 1 << PERICULUM)))
-    _shuffle(rest, rand, len(spots))
     deck = pool_mask
-    for p in range(n):
-        deck &= ~hands[p]
-    for j, i in enumerate(spots):
-        c = rest[j]
-        d.table[i] = c
-        deck &= ~(1 << c)
+    groups = card_groups(s, pool_mask) if s.reshuffled else (pool_mask,)
+    for group in groups:
+        free = cards_of(group & ~_SHOWN_MASK)
+        h = (hidden_mask & group).bit_count()
+        _shuffle(free, rand, h)
+        k = 0  # hidden slots, in seat then card order, get free[0..h)
+        for p in range(n):
+            m = hidden[p] & group
+            while m:
+                low = m & -m
+                m ^= low
+                c = free[k]
+                k += 1
+                new_of[low.bit_length() - 1] = c
+                hands[p] |= 1 << c
+                deck &= ~(1 << c)
+        group_spots = [i for i in spots if group >> table[i] & 1]
+        if group_spots:
+            rest = free[h:]
+            rest.extend(cards_of(group & _SHOWN_MASK))
+            _shuffle(rest, rand, len(group_spots))
+            for j, i in enumerate(group_spots):
+                c = rest[j]
+                d.table[i] = c
+                deck &= ~(1 << c)
     d.deck = deck
     # who knew a hidden slot's old card goes on knowing the new card in that slot
     known = d.known = [kn & ~pool_mask for kn in s.known]
@@ -260,9 +294,71 @@ def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: rand
             known[o] |= 1 << new_of[low.bit_length() - 1]
 
 
+# --- object values ----------------------------------------------------------------------------
+
+#: Joint rejection tries (exact: a uniform sample among the consistent ones) before the
+#: constructive search (always consistent, slightly biased) takes over.
+_REJECTION_TRIES = 16
+
+
+def object_limits(s: EnchantersState, p: int) -> tuple[list[int], int]:
+    """What seat `p`'s object values must satisfy for the game to have gone on until now (E21, E22).
+
+    Returns, per number k of objects held (1..K), the most the first k values may add up to (the
+    game would have ended at 15 points with the public points held then: `peaks`, or now), and
+    the most Sorcerer's Stones (value 0) the K objects may hold (two Stones and any other Magic
+    Object card would have been an Artifact).
+    """
+    objects = s.objects[p]
+    size = len(objects)
+    row = s.peaks[p]
+    extra_now = s.ng[p] > 0 or s.master == p
+    now = s.ng[p] + (s.hands[p] & ELEMENTAL_MASK).bit_count() + (MASTER_POINTS if s.master == p else 0)
+    caps = []
+    for k in range(1, size + 1):
+        peak = row[k] if k < len(row) else 0
+        if k == size and now > peak:
+            peak = now
+        caps.append(WIN_POINTS - 1 - peak)
+    for k in range(size - 2, -1, -1):  # values are never negative: a later cap bounds earlier sums
+        if caps[k + 1] < caps[k]:
+            caps[k] = caps[k + 1]
+    if size >= 3 or (size == 2 and (extra_now or s.pair_extra >> p & 1)):
+        return caps, 1
+    return caps, size
+
+
+def _may_have_won(s: EnchantersState, p: int) -> bool:
+    """Cheap filter: could any values of `p`'s objects have made a win (else `object_limits` is moot)?"""
+    size = len(s.objects[p])
+    if size >= 3 or (size == 2 and (s.ng[p] or s.master == p or s.pair_extra >> p & 1)):
+        return True  # two Stones would be an Artifact
+    now = s.ng[p] + (s.hands[p] & ELEMENTAL_MASK).bit_count() + (MASTER_POINTS if s.master == p else 0)
+    row = s.peaks[p]
+    return MAX_VALUE * size + max(now, max(row)) >= WIN_POINTS
+
+
+def _fits(codes: list[int], caps: list[int], max_stones: int) -> bool:
+    """Do these objects (codes, in the order taken) keep within `object_limits`?"""
+    total = 0
+    stones = 0
+    for code, cap in zip(codes, caps, strict=True):
+        v = code & 7
+        total += v
+        if total > cap:
+            return False
+        if v == STONE:
+            stones += 1
+    return stones <= max_stones
+
+
 def _resample_objects(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
-    """Others' object values and the piles' contents, shuffled together pile by pile (rejecting
-    samples where another player would already have won: the game would be over)."""
+    """Others' object values and the piles' contents: the values not known to `seat` are dealt
+    anew pile by pile, and only so that no other seat would already have won (`object_limits`).
+
+    First by joint rejection (uniform among the consistent deals); after `_REJECTION_TRIES` misses,
+    by a randomized depth-first search that is complete, so it always ends with a consistent deal
+    (the true one is one)."""
     others = [p for p in range(s.n) if p != seat and s.objects[p]]
     if not others:
         return
@@ -279,20 +375,100 @@ def _resample_objects(s: EnchantersState, d: EnchantersState, seat: int, rng: ra
             if k:
                 values.extend([v] * k)
         pools.append(values)
+    checks = [(p, *object_limits(s, p)) for p in others if _may_have_won(s, p)]
+    objects = [list(o) for o in s.objects]
+    piles = s.piles[:]
     for _ in range(_REJECTION_TRIES):
-        objects = [list(o) for o in s.objects]
-        piles = s.piles[:]
         for q, values in zip(used, pools, strict=True):
             slots = slots_by_pile[q]
             _shuffle(values, rand, len(slots))
+            base = q * 8
             for (p, i), v in zip(slots, values, strict=False):
-                objects[p][i] = q * 8 + v
-            counts = [0] * (MAX_VALUE + 1)
-            for v in values[len(slots):]:
-                counts[v] += 1
+                objects[p][i] = base + v
+        if not checks or all(_fits(objects[p], caps, stones) for p, caps, stones in checks):
+            for q, values in zip(used, pools, strict=True):
+                counts = [0] * (MAX_VALUE + 1)
+                for v in values[len(slots_by_pile[q]):]:
+                    counts[v] += 1
+                piles[q] = tuple(counts)
+            break
+    else:
+        _construct(s, seat, checks, objects, rng)
+        for q in used:
+            counts = list(s.piles[q])
+            for p, i in slots_by_pile[q]:  # the true values go back, the dealt ones leave
+                counts[s.objects[p][i] & 7] += 1
+                counts[objects[p][i] & 7] -= 1
             piles[q] = tuple(counts)
-        d.objects = [tuple(o) for o in objects]
-        d.piles = piles
-        d.recount()
-        if not any(has_artifact(d, p) or points(d, p) >= 15 for p in others):
-            return
+    d.objects = [tuple(o) for o in objects]
+    d.piles = piles
+    d.recount()
+
+
+def _construct(
+    s: EnchantersState, seat: int, checks: list[tuple[int, list[int], int]], objects: list[list[int]],
+    rng: random.Random,
+) -> None:
+    """Redeal every other seat's object values by a randomized depth-first search.
+
+    The seats in `checks` come first: each slot tries the values left in its pile in a random
+    order weighted by their counts (the order a shuffled pile would give), skipping any that
+    break the seat's limits. The search is complete, so it finds a consistent deal whenever one
+    exists (the true one does); the other seats, which no values can make win, then get what is
+    left at random. If no deal fits (only a hand-built state contradicting its own record can do
+    that), the last rejected deal stays.
+    """
+    counts = [list(s.piles[q]) for q in range(NUM_PILES)]
+    for p in range(s.n):
+        if p != seat:
+            for code in s.objects[p]:
+                counts[code >> 3][code & 7] += 1
+    slots = [
+        (o, p, i, code >> 3) for o, (p, _, _) in enumerate(checks) for i, code in enumerate(s.objects[p])
+    ]
+    rand = rng.random
+    values = [0] * len(slots)
+
+    def search(j: int, total: int, stones: int) -> bool:
+        if j == len(slots):
+            return True
+        o, p, i, q = slots[j]
+        if i == 0:
+            total = stones = 0
+        _, caps, max_stones = checks[o]
+        cap = caps[i]
+        left = counts[q]
+        order = [v for v in range(MAX_VALUE + 1) for _ in range(left[v])]
+        _shuffle(order, rand)
+        tried = 0
+        for v in order:
+            if tried >> v & 1:
+                continue
+            tried |= 1 << v
+            if total + v > cap or (v == STONE and stones >= max_stones):
+                continue
+            left[v] -= 1
+            values[j] = v
+            if search(j + 1, total + v, stones + (v == STONE)):
+                return True
+            left[v] += 1
+        return False
+
+    if not search(0, 0, 0):
+        return
+    for (_, p, i, q), v in zip(slots, values, strict=True):
+        objects[p][i] = q * 8 + v
+    checked = {p for p, _, _ in checks}
+    for p in range(s.n):
+        if p == seat or p in checked:
+            continue
+        for i, code in enumerate(s.objects[p]):
+            q = code >> 3
+            left = counts[q]
+            r = int(rand() * sum(left))
+            v = 0
+            while r >= left[v]:
+                r -= left[v]
+                v += 1
+            left[v] -= 1
+            objects[p][i] = q * 8 + v

@@ -10,7 +10,7 @@ from engine.core import CHANCE, TERMINAL, Game, GameInfo, OptionSpec, Outcome, r
 from engine.witches import fast, rules
 from engine.witches import view as views
 from engine.witches.cards import WHEEL_SIDES, score_of
-from engine.witches.moves import move_from_json
+from engine.witches.moves import MOVE_SCHEMA, move_from_json
 from engine.witches.state import OVER, PLAY, WitchesState
 
 
@@ -34,6 +34,7 @@ class WitchesGame(Game):
         rules_file="rules/witches.md",
         hidden_information=True,
         summary="Trick-taking with a turning trump: capture witches, or give one up to become the trump.",
+        move_schema=MOVE_SCHEMA,
     )
     snapshot_version = views.SNAPSHOT_VERSION
 

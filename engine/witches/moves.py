@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from engine import shapes
 from engine.errors import InvalidMove
 from engine.witches.cards import CARD_BY_NAME, NAMES, NUM_CARDS, expand, parse_card
 
@@ -162,6 +163,16 @@ _BY_CARD: dict[str, tuple[Any, ...]] = {
     "reveal": REVEALS,
     "draw": DRAWS,
 }
+
+
+_CARD = shapes.names(NAMES, "a card, colour-value")
+
+#: The JSON shapes of the player moves (GameInfo.move_schema).
+MOVE_SCHEMA = shapes.one_of(
+    shapes.move("play", "W7: play a card from your hand", card=_CARD),
+    shapes.move("trump", "W11: give up a card you just captured to make it the trump", card=_CARD),
+    shapes.move("keep", "W11: keep the captured cards; the trump stays"),
+)
 
 
 def move_from_json(data: Any) -> WitchesMove:

@@ -1,0 +1,137 @@
+"""Analysis for players: a search of the position to act, queued on the bot workers, read back later.
+
+Whoever asks may see only what their seat may see: in a game with hidden information
+only the seat to act may analyse, and its search samples worlds from that seat's
+information alone (`Game.determinize`), like its bot would. In an open game anyone,
+spectators included, may analyse the seat to act. Results live an hour.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from redis import Redis
+from redis.cluster import RedisCluster
+from rq import Queue
+
+from api import storage
+from api.config import Config
+from api.records import MatchStatus, text
+from api.service.errors import AnalysisNotFound, NotAllowed, NothingToDo
+from api.service.model import Caller
+
+JOB_FUNCTION = "api.analysis_job.run_analysis"
+#: Simulations of an analysis when the request names none, and the most it may ask for.
+DEFAULT_SIMULATIONS = 3000
+MAX_SIMULATIONS = 20000
+#: The most moves a result lists, best first.
+TOP_MOVES = 5
+#: An analysis and its result are kept this long.
+ANALYSIS_TTL_SECONDS = 3600
+
+
+class AnalysisStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    STALE = "stale"    # the match moved on before a worker took it: nothing was searched
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis request and, once done, its result (what the schema dumps)."""
+
+    id: str
+    match: str
+    version: int
+    seat: int
+    requested_by: int | None   # the seat that asked; None for a spectator of an open game
+    status: AnalysisStatus
+    simulations: int           # asked for
+    result: dict[str, Any] | None
+
+    @classmethod
+    def from_hash(cls, analysis_id: str, data: dict[str, str]) -> Analysis:
+        requested_by = data.get("requested_by", "")
+        return cls(
+            id=analysis_id,
+            match=data["match"],
+            version=int(data["version"]),
+            seat=int(data["seat"]),
+            requested_by=int(requested_by) if requested_by else None,
+            status=AnalysisStatus(data["status"]),
+            simulations=int(data["simulations"]),
+            result=json.loads(data["result"]) if data.get("result") else None,
+        )
+
+
+def request(redis: Redis | RedisCluster, config: Config, caller: Caller, simulations: int,
+            queue: Redis | None = None) -> Analysis:
+    """Queue an analysis of the position to act, if the caller may see what it needs (stored
+    with the match on `redis`; queued on `queue`, the bot queues' Redis, by default `redis`)."""
+    record, game = caller.record, caller.game
+    seat = caller.to_act
+    if record.status != MatchStatus.ACTIVE or seat is None:
+        raise NothingToDo(f"the match is {record.status.value}: no seat is to act",
+                          match_status=record.status)
+    if game.info.hidden_information and caller.seat != seat:
+        who = "a spectator" if caller.seat is None else f"seat {caller.seat}"
+        raise NotAllowed(
+            f"{game.info.title} hides information: only the seat to act (seat {seat}) may analyse "
+            f"its decision, not {who}"
+        )
+    analysis = Analysis(
+        id=secrets.token_hex(8), match=record.id, version=record.version, seat=seat,
+        requested_by=caller.seat, status=AnalysisStatus.QUEUED, simulations=simulations, result=None,
+    )
+    key = storage.analysis_key(record.id, analysis.id)
+    redis.hset(key, mapping={
+        "match": record.id, "version": record.version, "seat": seat,
+        "requested_by": "" if caller.seat is None else caller.seat,
+        "status": analysis.status.value, "simulations": simulations, "requested": repr(time.time()),
+    })
+    redis.expire(key, ANALYSIS_TTL_SECONDS)
+    queues = queue if queue is not None else redis
+    if not isinstance(queues, Redis):
+        raise TypeError("RQ needs a single Redis for the bot queues: pass queue")
+    Queue(config.BOT_QUEUE, connection=queues).enqueue(
+        JOB_FUNCTION, record.id, analysis.id,
+        job_id=f"analysis-{record.id}-{analysis.id}",
+        job_timeout=120, result_ttl=60, failure_ttl=ANALYSIS_TTL_SECONDS,
+        description=f"analysis {analysis.id} of match {record.id} at version {record.version}",
+    )
+    return analysis
+
+
+def fetch(redis: Redis | RedisCluster, caller: Caller, analysis_id: str) -> Analysis:
+    """An analysis of this match, for whoever may read it (the seat that asked, or anyone once over)."""
+    data = load(redis, caller.record.id, analysis_id)
+    if data is None:
+        raise AnalysisNotFound(f"no analysis {analysis_id!r} of this match (they are kept an hour)")
+    analysis = Analysis.from_hash(analysis_id, data)
+    finished = caller.record.status == MatchStatus.FINISHED
+    if analysis.requested_by is not None and caller.seat != analysis.requested_by and not finished:
+        raise NotAllowed("this analysis belongs to another seat until the match is over")
+    return analysis
+
+
+def load(redis: Redis | RedisCluster, match_id: str, analysis_id: str) -> dict[str, str] | None:
+    """The stored fields of an analysis, decoded; None when unknown or expired."""
+    raw = redis.hgetall(storage.analysis_key(match_id, analysis_id))
+    return {text(k): text(v) for k, v in raw.items()} if raw else None
+
+
+def report(redis: Redis | RedisCluster, match_id: str, analysis_id: str, status: AnalysisStatus,
+           result: dict[str, Any] | None = None) -> None:
+    """Record an analysis's new status (and its result), keeping its expiry."""
+    key = storage.analysis_key(match_id, analysis_id)
+    if result is None:
+        redis.hset(key, "status", status.value)
+    else:
+        redis.hset(key, mapping={"status": status.value, "result": json.dumps(result, separators=(",", ":"))})

@@ -1,0 +1,113 @@
+"""Analysis for players: queued on the bot workers, the top moves of the position to act, never
+another seat's cards."""
+
+from __future__ import annotations
+
+import random
+
+from api_support import auth, create, play, play_out, view
+
+from ai.search import search
+from engine import get_game
+
+
+def human_to_act(client, game: str = "witches") -> dict:
+    """A seeded two-human match of `game` where seat 0 is to act, with both tokens."""
+    for attempt in range(50):
+        created = create(client, game, [{"type": "human"}, {"type": "human"}], seed=f"a{attempt}")
+        joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
+        if created["to_act"] == 0:
+            return {**created, "tokens": {0: created["token"], 1: joined["token"]}}
+    raise AssertionError("no seed lets seat 0 start")
+
+
+def test_the_seat_to_act_gets_its_top_moves_from_the_workers(client, run_bots) -> None:
+    match = human_to_act(client)
+    asked = client.post(f"/v1/matches/{match['id']}/analysis", json={"simulations": 300},
+                        headers=auth(match["tokens"][0]))
+    assert asked.status_code == 202, asked.get_json()
+    body = asked.get_json()
+    assert body["status"] == "queued" and body["result"] is None and body["seat"] == 0
+    location = asked.headers["Location"]
+    assert location.endswith(f"/analysis/{body['id']}")
+    run_bots()
+    done = client.get(location, headers=auth(match["tokens"][0])).get_json()
+    assert done["status"] == "done", done
+    result = done["result"]
+    assert result["simulations"] == 300
+    legal = view(client, match["id"], match["tokens"][0])["legal_moves"]
+    moves = [entry["move"] for entry in result["moves"]]
+    assert moves and all(move in legal for move in moves)
+    visits = [entry["visits"] for entry in result["moves"]]
+    assert visits == sorted(visits, reverse=True)
+    assert 0 < sum(entry["share"] for entry in result["moves"]) <= 1.0001
+    assert all(0.0 <= entry["win_chance"] <= 1.0 for entry in result["moves"])
+
+
+def test_hidden_information_only_the_seat_to_act_may_analyse(client) -> None:
+    match = human_to_act(client)
+    url = f"/v1/matches/{match['id']}/analysis"
+    spectator = client.post(url)
+    assert spectator.status_code == 403
+    assert spectator.headers["Content-Type"] == "application/problem+json"
+    assert client.post(url, headers=auth(match["tokens"][1])).status_code == 403
+
+
+def test_an_analysis_is_shown_to_the_seat_that_asked_until_the_end(client, run_bots) -> None:
+    match = human_to_act(client)
+    asked = client.post(f"/v1/matches/{match['id']}/analysis", json={"simulations": 50},
+                        headers=auth(match["tokens"][0]))
+    location = asked.headers["Location"]
+    run_bots()
+    assert client.get(location, headers=auth(match["tokens"][1])).status_code == 403
+    assert client.get(location).status_code == 403
+    play_out(client, match["id"], match["tokens"])
+    assert client.get(location).get_json()["status"] == "done"  # everything may be shown once over
+
+
+def test_open_games_may_be_analysed_by_spectators(client, run_bots) -> None:
+    created = create(client, "cube", [{"type": "human"}, {"type": "human"}], seed="cube-analysis")
+    client.post(f"/v1/matches/{created['id']}/join")
+    asked = client.post(f"/v1/matches/{created['id']}/analysis", json={"simulations": 100})
+    assert asked.status_code == 202
+    run_bots()
+    done = client.get(asked.headers["Location"]).get_json()
+    assert done["status"] == "done" and done["result"]["moves"]
+
+
+def test_a_position_that_moved_on_is_stale_not_searched(client, run_bots) -> None:
+    match = human_to_act(client)
+    asked = client.post(f"/v1/matches/{match['id']}/analysis", json={"simulations": 50},
+                        headers=auth(match["tokens"][0]))
+    mine = view(client, match["id"], match["tokens"][0])
+    assert play(client, match["id"], match["tokens"][0], mine["legal_moves"][0], mine["version"]).status_code == 200
+    run_bots()
+    stale = client.get(asked.headers["Location"], headers=auth(match["tokens"][0])).get_json()
+    assert stale["status"] == "stale" and stale["result"] is None
+
+
+def test_nothing_to_analyse_and_bad_requests_are_problems(client) -> None:
+    waiting = create(client, "witches", [{"type": "human"}, {"type": "human"}])
+    answer = client.post(f"/v1/matches/{waiting['id']}/analysis", headers=auth(waiting["token"]))
+    assert answer.status_code == 409
+    match = human_to_act(client)
+    url = f"/v1/matches/{match['id']}/analysis"
+    too_many = client.post(url, json={"simulations": 10**9}, headers=auth(match["tokens"][0]))
+    assert too_many.status_code == 422 and "simulations" in too_many.get_json()["errors"]
+    assert client.get(f"{url}/nope", headers=auth(match["tokens"][0])).status_code == 404
+    assert client.post("/v1/matches/missing/analysis").status_code == 404
+
+
+def test_the_search_sees_only_what_the_seat_knows() -> None:
+    """Two deals the seat to act cannot tell apart give the very same analysis for the same generator."""
+    game = get_game("witches")
+    rng = random.Random(5)
+    state = game.new_state(2, game.validate_options({}))
+    while game.current_player(state) < 0:
+        game.step(state, game.sample_chance(state, rng))
+    seat = game.current_player(state)
+    other = game.determinize(state, seat, random.Random(99))
+    assert game.encode(other) != game.encode(state)  # the opponent's hand differs
+    first = search(game, state, seat, random.Random(1), iterations=200)
+    second = search(game, other, seat, random.Random(1), iterations=200)
+    assert first.visits == second.visits and first.values == second.values

@@ -1,0 +1,43 @@
+"""The rated ladder: Bradley–Terry fit with known answers, intervals, and the catalog showing ratings."""
+
+from __future__ import annotations
+
+import math
+
+from ai.ladder import PairResult, elo_ratings, fit_strengths, ladder, table
+from engine import get_game
+
+
+def test_fit_of_one_pair_is_the_log_odds_of_its_win_rate() -> None:
+    pairs = [PairResult("easy", "random", (1.0,) * 3000 + (0.0,) * 1000)]
+    strengths = fit_strengths(["random", "easy"], pairs)
+    elo = 400 * math.log10(strengths["easy"] / strengths["random"])
+    assert abs(elo - 400 * math.log10(3)) < 2  # 75% is 191 Elo; the prior moves it a hair
+
+
+def test_even_results_give_equal_ratings_and_shared_wins_count_half() -> None:
+    pairs = [PairResult("random", "easy", (0.5,) * 10 + (1.0, 0.0) * 5)]
+    ratings = elo_ratings(["random", "easy"], pairs, bootstrap=50)
+    assert abs(ratings["easy"].elo) < 1e-6
+    assert ratings["easy"].low < 0 < ratings["easy"].high
+
+
+def test_transitive_results_order_the_ladder_and_intervals_contain_the_estimate() -> None:
+    pairs = [
+        PairResult("random", "easy", (0.0,) * 30 + (1.0,) * 10),
+        PairResult("random", "hard", (0.0,) * 38 + (1.0,) * 2),
+        PairResult("easy", "hard", (0.0,) * 28 + (1.0,) * 12),
+    ]
+    ratings = elo_ratings(["random", "easy", "hard"], pairs, bootstrap=100)
+    assert ratings["random"].elo == 0
+    assert 0 < ratings["easy"].elo < ratings["hard"].elo
+    for rating in ratings.values():
+        assert rating.low <= rating.elo <= rating.high
+        assert rating.games == 80
+
+
+def test_a_small_ladder_plays_every_pair_and_prints_a_table() -> None:
+    result = ladder(get_game("witches"), games=2, processes=1, skip=("medium", "hard"))
+    assert {(p["a"], p["b"]) for p in result["pairs"]} == {("random", "easy")}
+    assert set(result["ratings"]) == {"random", "easy"}
+    assert "| witches | random | +0 |" in table({"witches": result})
