@@ -13,8 +13,9 @@ sockets) then measures, each phase bounded in time:
    they wake waiters);
 2. throughput: view GETs and move POSTs per second against the bare
    endpoint's, `--connections` keep-alive connections, `--seconds` each. A move
-   needs the mover's legal moves, so each move is a GET then a POST; the move
-   figure counts the POSTs over the time spent in POSTs;
+   needs the mover's legal moves: moves go in rounds, each connection reading
+   its mover's view (not counted) then all posting at once, and the figure is
+   the POSTs over the time the rounds' POSTs took;
 3. bot turns: the time from a person's move to the `hard` bot's answer (a
    long-poll), with 1, 4 and 16 such matches at once, then with one such match
    among 24 bots-only `hard` matches;
@@ -362,15 +363,11 @@ def phase_waiters(ports: dict[str, Any], count: int, seconds: float) -> dict[str
 # --- phase 2: throughput --------------------------------------------------------------------
 
 
-def rate(port: int, connections: int, seconds: float, work: Callable[[Http, random.Random], float | None],
-         timed: bool = False) -> float:
-    """Requests per second of `work` over `connections` connections. With `timed`, `work` returns
-    the seconds its measured request took (None: nothing measured) and the rate is requests over
-    the time spent in them; else every call counts, over the wall time."""
+def rate(port: int, connections: int, seconds: float, work: Callable[[Http, random.Random], None]) -> float:
+    """Requests per second of `work` over `connections` keep-alive connections, for `seconds`."""
     import gevent
 
     counted = [0]
-    busy = [0.0]
     start = time.monotonic()
     deadline = start + seconds
 
@@ -378,24 +375,50 @@ def rate(port: int, connections: int, seconds: float, work: Callable[[Http, rand
         http = Http(port)
         rng = random.Random(index)
         while time.monotonic() < deadline:
-            spent = work(http, rng)
-            if timed and spent is None:
-                continue
+            work(http, rng)
             counted[0] += 1
-            busy[0] += spent or 0.0
         http.close()
 
     gevent.joinall([gevent.spawn(run, index) for index in range(connections)])
-    if timed:
-        return counted[0] / (busy[0] / connections)
     return counted[0] / (time.monotonic() - start)
+
+
+def move_rate(port: int, connections: int, seconds: float) -> float:
+    """Move POSTs per second: in rounds, every connection first reads the view of its match's seat
+    to act (not counted), then all post their moves at once; POSTs over the rounds' POST time."""
+    import gevent
+
+    https = [Http(port) for _ in range(connections)]
+    duels = [Duel(http) for http in https]
+    rngs = [random.Random(index) for index in range(connections)]
+    posted, busy = 0, 0.0
+
+    def read(index: int) -> dict[str, Any] | None:
+        mine = duels[index].mover_view(https[index])
+        if duels[index].finished:
+            duels[index] = Duel(https[index])
+            return None
+        return mine
+
+    def post(index: int, mine: dict[str, Any]) -> bool:
+        status, _ = duels[index].move(https[index], mine, rngs[index])
+        return status == 200
+
+    while busy < seconds:
+        views = [job.value for job in gevent.joinall([gevent.spawn(read, i) for i in range(connections)])]
+        started = time.perf_counter()
+        jobs = gevent.joinall([gevent.spawn(post, i, mine) for i, mine in enumerate(views) if mine])
+        busy += time.perf_counter() - started
+        posted += sum(bool(job.value) for job in jobs)
+    for http in https:
+        http.close()
+    return posted / busy
 
 
 def phase_throughput(ports: dict[str, Any], connections: int, seconds: float) -> dict[str, Any]:
     setup = Http(ports["web"])
     viewed = [Duel(setup) for _ in range(connections)]
     tokens = [(duel.id, duel.tokens[0]) for duel in viewed]
-    playing = [Duel(setup) for _ in range(connections)]
 
     def bare(http: Http, rng: random.Random) -> None:
         status, _ = http.request("GET", "/bare")
@@ -406,21 +429,11 @@ def phase_throughput(ports: dict[str, Any], connections: int, seconds: float) ->
         status, _ = http.request("GET", f"/v1/matches/{match_id}", token=token)
         assert status == 200
 
-    def move(http: Http, rng: random.Random) -> float | None:
-        index = rng.randrange(len(playing))
-        duel = playing[index]
-        mine = duel.mover_view(http)
-        if duel.finished:
-            playing[index] = Duel(http)
-            return None
-        status, elapsed = duel.move(http, mine, rng)
-        return elapsed if status == 200 else None
-
     rate(ports["bare"], connections, 1.0, bare)  # warm both up
     rate(ports["web"], connections, 1.0, view)
     bare_rps = rate(ports["bare"], connections, seconds, bare)
     view_rps = rate(ports["web"], connections, seconds, view)
-    move_rps = rate(ports["web"], connections, seconds, move, timed=True)
+    move_rps = move_rate(ports["web"], connections, seconds)
     return {
         "connections": connections,
         "bare_rps": round(bare_rps),

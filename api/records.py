@@ -87,9 +87,10 @@ class SeatRecord:
         return self.is_bot or (self.token_hash is not None and (self.joined or 1) <= version)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": self.type, "level": self.level, "token_hash": self.token_hash}
-        if self.joined is not None:
-            data["joined"] = self.joined
+        data: dict[str, Any] = {"type": self.type.value}  # unset fields are left out: Redis bytes
+        for name in ("level", "token_hash", "joined"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
         return data
 
     @classmethod
@@ -125,8 +126,8 @@ class MatchRecord:
             "game": self.game,
             "version": str(self.version),
             "status": self.status.value,
-            "seats": json.dumps([seat.to_json() for seat in self.seats]),
-            "options": json.dumps(self.options),
+            "seats": json.dumps([seat.to_json() for seat in self.seats], separators=(",", ":")),
+            "options": json.dumps(self.options, separators=(",", ":")),
             "seed": self.seed,
             "seeded": "1" if self.seeded else "0",
             "snapshot": json.dumps(self.snapshot, separators=(",", ":")),

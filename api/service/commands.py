@@ -37,6 +37,7 @@ from api.service.errors import (
     Unauthorized,
     VersionConflict,
 )
+from api.service.history import entries_for
 from api.service.model import Caller, Loaded, MoveResult
 from api.service.presentation import match_view
 from api.service.tokens import hash_token, new_token, seat_of_token
@@ -128,8 +129,8 @@ class MatchService:
             token, creator = new_token(), humans[0]
             records[creator].take(hash_token(token), 1)
         secret = seed if seed is not None else secrets.token_hex(32)
-        state = game.new_state(len(records), options)
-        state, history = resolve_chance(game, state, secret, 0)
+        initial = game.new_state(len(records), options)
+        state, history = resolve_chance(game, initial, secret, 0)
         now = time.time()
         record = MatchRecord(
             id=secrets.token_hex(8),
@@ -147,7 +148,7 @@ class MatchService:
         )
         if game.is_terminal(state):
             record.status = MatchStatus.FINISHED
-        self.store.create(record, [game.move_to_json(m) for m in history])
+        self.store.create(record, entries_for(game, initial, history))
         created = Caller(record, game, state, creator)
         self._schedule_bot(created)
         return created, token
@@ -292,12 +293,12 @@ class MatchService:
         """Apply `move` and the chance that follows, and queue the writes (starts MULTI)."""
         record, game = loaded.record, loaded.game
         try:
-            state = game.apply(loaded.state, move)
+            moved = game.apply(loaded.state, move)
         except IllegalMove as error:
             legal = [game.move_to_json(m) for m in game.legal_moves(loaded.state)]
             raise IllegalMoveError(str(error), rule=error.rule, legal_moves=legal) from None
-        state, chance = resolve_chance(game, state, record.seed, record.history_length + 1)
-        appended = [game.move_to_json(move), *(game.move_to_json(m) for m in chance)]
+        state, chance = resolve_chance(game, moved, record.seed, record.history_length + 1)
+        appended = [game.move_to_json(move), *entries_for(game, moved, chance)]
         record.snapshot = game.encode(state)
         record.history_length += len(appended)
         record.version += 1

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from api.records import BotStatus, MatchRecord, MatchStatus, SeatType
+from api.service.history import replay
 from api.service.model import Caller, Loaded
 from api.storage import Store
 from engine import CHANCE
@@ -172,18 +173,22 @@ def replayed_views(store: Store, caller: Caller, after_version: int) -> Iterator
     if after_version + 1 >= record.version:
         return
     started = _version_started(record)
-    history = iter(store.history(record.id))
-    state = game.new_state(len(record.seats), record.options)
+    steps = replay(game, len(record.seats), record.options, store.history(record.id))
+    pending = next(steps, None)  # the next stored step; the replay's one state is just before it
+    state = pending.state if pending is not None else game.new_state(len(record.seats), record.options)
 
-    def resolve_chance() -> None:
-        while game.current_player(state) == CHANCE:
-            game.step(state, game.move_from_json(next(history)))
+    def play(moves: int) -> None:
+        """Consume `moves` player moves, then the chance outcomes that follow."""
+        nonlocal pending
+        for _ in range(moves):
+            pending = next(steps, None)
+        while pending is not None and pending.player == CHANCE:
+            pending = next(steps, None)
 
-    resolve_chance()
+    play(0)
     for version in range(1, record.version):
         if started is not None and version > started:
-            game.step(state, game.move_from_json(next(history)))  # the move that made this version
-            resolve_chance()
+            play(1)  # the move that made this version, and its chance
         if version <= after_version:
             continue
         status = MatchStatus.ACTIVE if started is not None and version >= started else MatchStatus.WAITING
@@ -219,15 +224,12 @@ def legal_moves(caller: Caller) -> LegalMoves:
 def match_log(store: Store, caller: Caller) -> MatchLog:
     """The move history as the caller may see it: redacted while the match runs, full after."""
     record, game, seat = caller.record, caller.game, caller.seat
-    state = game.new_state(len(record.seats), record.options)
     finished = record.status == MatchStatus.FINISHED
     entries = []
-    for index, data in enumerate(store.history(record.id)):
-        move = game.move_from_json(data)
-        player = game.current_player(state)
-        shown = game.move_to_json(move) if finished else game.log_entry(state, move, seat)
-        entries.append(LogEntry(index, player if player >= 0 else None, player == CHANCE, shown))
-        game.step(state, move)
+    for step in replay(game, len(record.seats), record.options, store.history(record.id)):
+        player = step.player
+        shown = game.move_to_json(step.move) if finished else game.log_entry(step.state, step.move, seat)
+        entries.append(LogEntry(step.index, player if player >= 0 else None, player == CHANCE, shown))
     return MatchLog(record.id, record.version, entries)
 
 
