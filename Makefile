@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test strength ladder bench lint openapi clean
+.PHONY: install run test strength ladder bench bench-http lint openapi clean
 
 install: $(STAMP)
 
@@ -33,6 +33,11 @@ ladder: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m ai.bench
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
+
+# The web tier on loopback: waiters held, /healthz and move latency, requests/s against a bare
+# Flask + Redis endpoint, bot-turn latency, Redis bytes per match (a few minutes; bench/results/http.json).
+bench-http: $(STAMP)
+	$(BIN)/python -m api.bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

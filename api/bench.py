@@ -29,6 +29,7 @@ serves while also running its own load.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -196,7 +197,8 @@ def stack(workers: int | None) -> Iterator[dict[str, Any]]:
     try:
         wait_for_port(web_port)
         wait_for_port(bare_port)
-        yield {"redis_url": url, "web": web_port, "bare": bare_port, "log": str(Path(data) / "stack.log")}
+        yield {"redis_url": url, "web": web_port, "bare": bare_port, "log": str(Path(data) / "stack.log"),
+               "web_pid": processes[1].pid, "bare_pid": processes[2].pid}
     finally:
         for process in reversed(processes):
             process.send_signal(signal.SIGTERM)
@@ -363,8 +365,24 @@ def phase_waiters(ports: dict[str, Any], count: int, seconds: float) -> dict[str
 # --- phase 2: throughput --------------------------------------------------------------------
 
 
-def rate(port: int, connections: int, seconds: float, work: Callable[[Http, random.Random], None]) -> float:
-    """Requests per second of `work` over `connections` keep-alive connections, for `seconds`."""
+def cpu_seconds(master: int) -> float:
+    """CPU time (user + system) the worker processes of a gunicorn master have used so far."""
+    try:
+        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    except OSError:
+        return float("nan")
+    total = 0
+    for pid in children:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def rate(port: int, connections: int, seconds: float, work: Callable[[Http, random.Random], None],
+         counts: dict[str, int] | None = None) -> float:
+    """Requests per second of `work` over `connections` keep-alive connections, for `seconds`
+    (and the number of requests made, in `counts["requests"]`)."""
     import gevent
 
     counted = [0]
@@ -380,6 +398,8 @@ def rate(port: int, connections: int, seconds: float, work: Callable[[Http, rand
         http.close()
 
     gevent.joinall([gevent.spawn(run, index) for index in range(connections)])
+    if counts is not None:
+        counts["requests"] = counted[0]
     return counted[0] / (time.monotonic() - start)
 
 
@@ -405,11 +425,13 @@ def move_rate(port: int, connections: int, seconds: float) -> float:
         return status == 200
 
     while busy < seconds:
-        views = [job.value for job in gevent.joinall([gevent.spawn(read, i) for i in range(connections)])]
+        reads = [gevent.spawn(read, i) for i in range(connections)]
+        gevent.joinall(reads)  # (joinall lists greenlets in the order they finish)
         started = time.perf_counter()
-        jobs = gevent.joinall([gevent.spawn(post, i, mine) for i, mine in enumerate(views) if mine])
+        posts = [gevent.spawn(post, i, job.value) for i, job in enumerate(reads) if job.value]
+        gevent.joinall(posts)
         busy += time.perf_counter() - started
-        posted += sum(bool(job.value) for job in jobs)
+        posted += sum(bool(job.value) for job in posts)
     for http in https:
         http.close()
     return posted / busy
@@ -429,10 +451,17 @@ def phase_throughput(ports: dict[str, Any], connections: int, seconds: float) ->
         status, _ = http.request("GET", f"/v1/matches/{match_id}", token=token)
         assert status == 200
 
+    def measured(master: int, port: int, work: Callable[[Http, random.Random], None]) -> tuple[float, float]:
+        """(requests/s, server CPU seconds per request) of `work`."""
+        counts: dict[str, int] = {}
+        before = cpu_seconds(master)
+        rps = rate(port, connections, seconds, work, counts)
+        return rps, (cpu_seconds(master) - before) / max(1, counts["requests"])
+
     rate(ports["bare"], connections, 1.0, bare)  # warm both up
     rate(ports["web"], connections, 1.0, view)
-    bare_rps = rate(ports["bare"], connections, seconds, bare)
-    view_rps = rate(ports["web"], connections, seconds, view)
+    bare_rps, bare_cpu = measured(ports["bare_pid"], ports["bare"], bare)
+    view_rps, view_cpu = measured(ports["web_pid"], ports["web"], view)
     move_rps = move_rate(ports["web"], connections, seconds)
     return {
         "connections": connections,
@@ -441,6 +470,9 @@ def phase_throughput(ports: dict[str, Any], connections: int, seconds: float) ->
         "move_rps": round(move_rps),
         "view_ratio": round(view_rps / bare_rps, 2),
         "move_ratio": round(move_rps / bare_rps, 2),
+        "bare_cpu_ms": round(bare_cpu * 1000, 3),
+        "view_cpu_ms": round(view_cpu * 1000, 3),
+        "view_cpu_ratio": round(bare_cpu / view_cpu, 2) if view_cpu else None,
     }
 
 
@@ -557,6 +589,8 @@ def table(results: dict[str, Any]) -> str:
         ("move POST while they wait", f"p50 {w['move_post']['p50_ms']} ms, p99 {w['move_post']['p99_ms']} ms"),
         ("bare Flask + Redis", f"{t['bare_rps']:,} req/s"),
         ("match view", f"{t['view_rps']:,} req/s ({t['view_ratio']}x bare)"),
+        ("server CPU per request: bare, view", f"{t['bare_cpu_ms']} ms, {t['view_cpu_ms']} ms "
+                                               f"(bare/view {t['view_cpu_ratio']})"),
         ("move", f"{t['move_rps']:,} req/s ({t['move_ratio']}x bare)"),
     ]
     for key, value in b.items():
