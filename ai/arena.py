@@ -23,12 +23,14 @@ from typing import Any
 from ai.levels import Level, get_level
 from ai.search import choose_move
 from engine.chance import resolve_chance
-from engine.core import TERMINAL, Game, Move, Seat, State
+from engine.core import TERMINAL, AnyGame, Move, Seat, State
 from engine.registry import get_game
 
 #: A callable policy: (game, state, seat, rng) -> a legal move.
-PolicyFn = Callable[[Game, State, Seat, random.Random], Move]
+PolicyFn = Callable[[AnyGame, State, Seat, random.Random], Move]
 Policy = Level | str | PolicyFn
+#: One arena game to play: (game, policy a, policy b, players, options, seed, a's seat).
+_Job = tuple[AnyGame, Policy, Policy, int, Mapping[str, Any] | None, str, Seat]
 
 
 @dataclass
@@ -87,7 +89,7 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
 
 
 def play_game(
-    game: Game,
+    game: AnyGame,
     policies: Sequence[Policy],
     seed: str,
     options: Mapping[str, Any] | None = None,
@@ -112,7 +114,7 @@ def play_game(
 
 
 def play_match(
-    game: Game | str,
+    game: AnyGame | str,
     a: Policy,
     b: Policy,
     games: int,
@@ -124,7 +126,7 @@ def play_match(
     """Play `games` games of policy a against policy b (in all other seats), a's seat rotating."""
     if isinstance(game, str):
         game = get_game(game)
-    jobs = [(game, a, b, players, options, f"{seed}:{i}", i % players) for i in range(games)]
+    jobs: list[_Job] = [(game, a, b, players, options, f"{seed}:{i}", i % players) for i in range(games)]
     if processes > 1:
         # spawn, not fork: a fork of a process with threads (Redis clients, test
         # servers) can deadlock in the child.
@@ -147,9 +149,10 @@ def play_match(
 # --- helpers ------------------------------------------------------------------
 
 
-def _act(policy: Policy, game: Game, state: State, seat: Seat, rng: random.Random) -> Move:
+def _act(policy: Policy, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     if isinstance(policy, (Level, str)):
-        return choose_move(game, state, seat, policy, rng)
+        move: Move = choose_move(game, state, seat, policy, rng)
+        return move
     return policy(game, state, seat, rng)
 
 
@@ -160,12 +163,12 @@ class _Counting:
         self.policy = policy
         self.moves = 0
 
-    def __call__(self, game: Game, state: State, seat: Seat, rng: random.Random) -> Move:
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
         self.moves += 1
         return _act(self.policy, game, state, seat, rng)
 
 
-def _play_one(job: tuple) -> GameRecord:
+def _play_one(job: _Job) -> GameRecord:
     game, a, b, players, options, seed, seat_a = job
     counted = _Counting(a)
     policies: list[Policy] = [b] * players

@@ -25,7 +25,7 @@ from typing import Any
 
 from ai.levels import get_level
 from ai.search import choose_move, search
-from engine.core import CHANCE, TERMINAL, Game, Seat, State
+from engine.core import CHANCE, TERMINAL, AnyGame, Seat, State
 from engine.registry import all_games
 
 ITERATIONS = 2000   # search iterations per measurement
@@ -34,13 +34,13 @@ SEED = 20240601
 RESULTS = Path("bench/results/latest.json")
 
 
-def player_counts(game: Game) -> list[int]:
+def player_counts(game: AnyGame) -> list[int]:
     """Minimum, middle and maximum player counts (fewer when the range is small)."""
     low, high = game.info.min_players, game.info.max_players
     return sorted({low, (low + high) // 2, high})
 
 
-def positions(game: Game, n: int, seed: int = SEED) -> dict[str, tuple[State, Seat]]:
+def positions(game: AnyGame, n: int, seed: int = SEED) -> dict[str, tuple[State, Seat]]:
     """The first real choice (two or more legal moves) of a random game, and one halfway through."""
     decisions = []
     rng = random.Random(seed)
@@ -56,7 +56,7 @@ def positions(game: Game, n: int, seed: int = SEED) -> dict[str, tuple[State, Se
     return {"start": decisions[0], "mid": decisions[len(decisions) // 2]}
 
 
-def measure(game: Game, state: State, seat: Seat, iterations: int, playouts: int,
+def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: int,
             hard: bool) -> dict[str, Any]:
     """Iterations/s, playouts/s, their ratio and (optionally) hard's seconds for one position."""
     result = search(game, state, seat, random.Random(1), iterations=iterations, seconds=600.0)
@@ -88,7 +88,7 @@ def measure(game: Game, state: State, seat: Seat, iterations: int, playouts: int
     return row
 
 
-def run(games: Sequence[Game], iterations: int, playouts: int, hard: bool) -> dict[str, Any]:
+def run(games: Sequence[AnyGame], iterations: int, playouts: int, hard: bool) -> dict[str, Any]:
     """Measure every game; print one line per measurement as it completes."""
     print(f"{'game':<12}{'n':>3} {'position':<8}{'moves':>6}{'iter/s':>9}{'playout/s':>11}"
           f"{'det+po/s':>10}{'it/po':>7}{'it/dpo':>7}{'hard s':>8}")

@@ -24,7 +24,7 @@ from typing import Any
 
 from ai.arena import Policy, play_match
 from ai.levels import LEVELS
-from engine.core import Game, Move, Seat, State
+from engine.core import AnyGame, Move, Seat, State
 from engine.registry import all_games, get_game
 
 RATINGS_FILE = Path(__file__).with_name("ratings.json")
@@ -138,11 +138,12 @@ class NamedPolicy:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def __call__(self, game: Game, state: State, seat: Seat, rng: random.Random) -> Move:
-        return game.named_policies()[self.name](game.determinize(state, seat, rng), rng)
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+        move: Move = game.named_policies()[self.name](game.determinize(state, seat, rng), rng)
+        return move
 
 
-def participants(game: Game) -> dict[str, Policy]:
+def participants(game: AnyGame) -> dict[str, Policy]:
     """Every bot level, then the game's hand-written policies (named after what they do)."""
     players: dict[str, Policy] = {name: name for name in LEVELS}
     for name in game.named_policies():
@@ -150,7 +151,7 @@ def participants(game: Game) -> dict[str, Policy]:
     return players
 
 
-def round_robin(game: Game, players: Mapping[str, Policy], games: int, seed: str,
+def round_robin(game: AnyGame, players: Mapping[str, Policy], games: int, seed: str,
                 processes: int, report: Callable[[str], None] = print) -> list[PairResult]:
     """Every pair plays `games` two-player games, seats alternating."""
     pairs = []
@@ -164,7 +165,7 @@ def round_robin(game: Game, players: Mapping[str, Policy], games: int, seed: str
     return pairs
 
 
-def ladder(game: Game, games: int, seed: str = "ladder", processes: int = 2,
+def ladder(game: AnyGame, games: int, seed: str = "ladder", processes: int = 2,
            skip: Sequence[str] = ()) -> dict[str, Any]:
     """Play the round robin of `game` and fit it; the JSON that ratings.json keeps per game."""
     players = {n: p for n, p in participants(game).items() if n not in skip}
@@ -183,7 +184,8 @@ def load_ratings(path: Path = RATINGS_FILE) -> dict[str, Any]:
     if not path.is_file():
         return {}
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data.get("games", {})
+    games: dict[str, Any] = data.get("games", {})
+    return games
 
 
 def table(results: Mapping[str, Mapping[str, Any]]) -> str:

@@ -33,7 +33,7 @@ from open_spiel.python.algorithms import ismcts as py_ismcts
 from open_spiel.python.algorithms import mcts as py_mcts
 
 from ai.search import search
-from engine.core import CHANCE, TERMINAL, Game, Move, Seat, State
+from engine.core import CHANCE, TERMINAL, AnyGame, Move, Seat, State
 from engine.registry import get_game
 
 #: UCT constant used for every bot in the comparison (OpenSpiel's examples use 2.0 on
@@ -61,7 +61,7 @@ class ActionTable:
 class CovenSpielGame(pyspiel.Game):  # type: ignore[misc]
     """A Coven game with a fixed player count, seen through OpenSpiel's `Game` interface."""
 
-    def __init__(self, game: Game, players: int) -> None:
+    def __init__(self, game: AnyGame, players: int) -> None:
         self.coven = game
         self.players = players
         self.table = ActionTable()
@@ -231,14 +231,14 @@ class OpenSpielPolicy:
     def __getstate__(self) -> dict[str, Any]:
         return {"simulations": self.simulations, "uct_c": self.uct_c, "_adapters": {}}
 
-    def __call__(self, game: Game, state: State, seat: Seat, rng: random.Random) -> Move:
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
         n = game.num_players(state)
         key = (game.info.id, n)
         adapter = self._adapters.get(key)
         if adapter is None:
             adapter = self._adapters[key] = CovenSpielGame(game, n)
         root = adapter.wrap(state)
-        legal = game.legal_moves(state)
+        legal: list[Move] = game.legal_moves(state)
         if len(legal) == 1:
             return legal[0]
         seed = rng.randrange(2**31)
@@ -252,7 +252,7 @@ class OpenSpielPolicy:
         )
         bot.set_resampler(lambda s, player: s.resampled(player, sampler_rng))
         policy = bot.run_search(root)
-        action = max(policy, key=lambda pair: pair[1])[0]
+        action: int = max(policy, key=lambda pair: pair[1])[0]
         return adapter.table.moves[action]
 
 

@@ -26,9 +26,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic
 
 from ai.levels import Level, get_level
-from engine.core import CHANCE, TERMINAL, Game, Move, Seat, State
+from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
@@ -49,14 +50,14 @@ class Progress:
 
 
 @dataclass
-class SearchResult:
+class SearchResult(Generic[M]):
     """What a finished search found: the chosen move and the root statistics behind it."""
 
-    move: Move
+    move: M
     iterations: int
     elapsed: float
-    visits: dict[Move, int] = field(default_factory=dict)   # root move -> visits
-    values: dict[Move, float] = field(default_factory=dict)  # root move -> mean reward for the seat
+    visits: dict[M, int] = field(default_factory=dict)   # root move -> visits
+    values: dict[M, float] = field(default_factory=dict)  # root move -> mean reward for the seat
 
 
 class _Node:
@@ -76,14 +77,14 @@ class _Node:
 
 
 def choose_move(
-    game: Game,
-    state: State,
+    game: Game[S, M],
+    state: S,
     seat: int,
     level: Level | str,
     rng: random.Random,
     on_progress: Callable[[Progress], None] | None = None,
     progress_every: float = 0.25,
-) -> Move:
+) -> M:
     """The move `level` plays for `seat` in `state`: random, forced, or the ISMCTS choice."""
     if isinstance(level, str):
         level = get_level(level)
@@ -101,8 +102,8 @@ def choose_move(
 
 
 def search(
-    game: Game,
-    state: State,
+    game: Game[S, M],
+    state: S,
     seat: Seat,
     rng: random.Random,
     iterations: int = 0,
@@ -111,7 +112,7 @@ def search(
     progress_every: float = 0.25,
     exploration: float = EXPLORATION,
     stop_early: bool = True,
-) -> SearchResult:
+) -> SearchResult[M]:
     """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap).
 
     With `stop_early`, the search also ends once the most visited root move can
@@ -192,20 +193,17 @@ def search(
                 if untried is not None and best is not None and tried * tried > node.visits_here * WIDENING:
                     untried = None
             if untried is not None:
-                move = None
-                if heuristic is not None:
-                    move = heuristic(sample, rng)
-                    if move not in untried:
-                        move = None
-                if move is None:
-                    move = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                chosen = heuristic(sample, rng) if heuristic is not None else None
+                if chosen is None or chosen not in untried:
+                    chosen = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
                 child = new_node(player)
                 child.avail = 1
-                children[move] = child
+                children[chosen] = child
                 path.append(child)
-                step(sample, move)
+                step(sample, chosen)
                 rewards = playout(sample, rng)
                 break
+            assert best is not None and best_move is not None  # all tried: one was best
             path.append(best)
             step(sample, best_move)
             node = best
@@ -221,8 +219,8 @@ def search(
             now = clock()
             if now >= deadline:
                 break
-            if now >= next_report:
-                on_progress(_progress(root, legal, done, now - start))  # type: ignore[misc]
+            if now >= next_report and on_progress is not None:
+                on_progress(_progress(root, legal, done, now - start))
                 next_report = now + progress_every
             if stop_early:
                 first = second = 0
@@ -238,10 +236,13 @@ def search(
     elapsed = clock() - start
     if on_progress is not None:
         on_progress(_progress(root, legal, done, elapsed))
-    visits, values = _root_stats(root, legal)
+    root_visits, root_values = _root_stats(root, legal)
     # with no finished iteration (a tiny time cap), any legal move
-    move = max(visits, key=lambda m: (visits[m], values[m])) if visits else rng.choice(legal)
-    return SearchResult(move, done, elapsed, visits, values)
+    if root_visits:
+        move = max(root_visits, key=lambda m: (root_visits[m], root_values[m]))
+    else:
+        move = rng.choice(legal)
+    return SearchResult(move, done, elapsed, root_visits, root_values)
 
 
 # --- helpers ------------------------------------------------------------------
@@ -255,7 +256,7 @@ def _root_log(n: int) -> float:
 _LOG_TABLE: list[float] = [0.0] + [_root_log(n) for n in range(1, 1 << 15)]
 
 
-def _legal_for(game: Game, state: State, seat: Seat) -> list[Move]:
+def _legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
     """The real legal moves of `seat`, refusing a search for a seat that is not to act."""
     player = game.current_player(state)
     if player != seat:
@@ -267,10 +268,10 @@ def _legal_for(game: Game, state: State, seat: Seat) -> list[Move]:
     return legal
 
 
-def _root_stats(root: _Node, legal: list[Move]) -> tuple[dict[Move, int], dict[Move, float]]:
+def _root_stats(root: _Node, legal: list[M]) -> tuple[dict[M, int], dict[M, float]]:
     """Visits and mean rewards of the root moves that are legal in the real state."""
-    visits: dict[Move, int] = {}
-    values: dict[Move, float] = {}
+    visits: dict[M, int] = {}
+    values: dict[M, float] = {}
     children = root.children
     for move in legal:
         child = children.get(move)
@@ -280,7 +281,7 @@ def _root_stats(root: _Node, legal: list[Move]) -> tuple[dict[Move, int], dict[M
     return visits, values
 
 
-def _progress(root: _Node, legal: list[Move], done: int, elapsed: float) -> Progress:
+def _progress(root: _Node, legal: list[M], done: int, elapsed: float) -> Progress:
     visits, _ = _root_stats(root, legal)
     if not visits:
         return Progress(done, elapsed, None, 0)

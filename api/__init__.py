@@ -16,7 +16,7 @@ def create_app(config: Config | None = None) -> Flask:
     from flask.json.provider import DefaultJSONProvider
     from flask_cors import CORS
 
-    from api import analysis, docs, games, health, matches, sweep
+    from api import analysis, docs, games, health, matches, play, sweep
     from api.connections import match_redis, queue_redis
     from api.errors import register_error_handlers
     from api.service import MatchService
@@ -41,6 +41,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(matches.bp)
     app.register_blueprint(analysis.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(play.bp)
     register_error_handlers(app)
     app.cli.add_command(sweep.sweep_bots_command)
     return app

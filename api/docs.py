@@ -1,9 +1,14 @@
-"""The OpenAPI document (/openapi.yaml, /openapi.json) and Swagger UI (/docs) from the swagger-ui-bundle package."""
+"""The OpenAPI document (/openapi.yaml, /openapi.json) and Swagger UI 5 (/docs), whose files
+come from the flask-swagger-ui package (no CDN: Swagger UI 4 cannot read OpenAPI 3.1)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import flask_swagger_ui
 from flask import Blueprint, Response, abort, current_app, jsonify, send_from_directory
-from swagger_ui_bundle import swagger_ui_path
+
+SWAGGER_UI_DIR = Path(flask_swagger_ui.__file__).parent / "dist"
 
 bp = Blueprint("docs", __name__)
 
@@ -25,6 +30,7 @@ DOCS_PAGE = """<!DOCTYPE html>
         url: "/openapi.json",
         dom_id: "#swagger-ui",
         deepLinking: true,
+        validatorUrl: null,
         presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
         layout: "StandaloneLayout"
       });
@@ -66,4 +72,4 @@ def docs_page() -> Response:
 def docs_asset(filename: str) -> Response:
     if filename in ("index.html", "swagger-initializer.js"):
         abort(404)
-    return send_from_directory(str(swagger_ui_path), filename)
+    return send_from_directory(SWAGGER_UI_DIR, filename)

@@ -15,7 +15,7 @@ from api.http import (
     load_query,
     service,
 )
-from api.service import presentation, streams
+from api.service import presentation, streams, tickets
 
 bp = Blueprint("matches", __name__, url_prefix="/v1/matches")
 
@@ -243,6 +243,34 @@ def log(match_id: str) -> Response:
     return _read_response(schemas.MATCH_LOG.dump(presentation.match_log(svc.store, caller)))
 
 
+@bp.post("/<match_id>/stream-ticket")
+@operation(
+    operation_id="createStreamTicket", tag="matches", summary="Get a stream ticket (for EventSource)",
+    auth=Auth.REQUIRED, parameters=[MATCH_ID],
+    responses={
+        201: Reply("A single-use ticket for this seat's event stream", schemas.STREAM_TICKET,
+                   example={"ticket": "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0", "seat": 0, "expires_in": 60}),
+        401: "Unauthorized", 404: "NotFound",
+    },
+)
+def stream_ticket(match_id: str) -> Response:
+    """Trade the seat token for a ticket that opens one event stream of that seat.
+
+    A browser's `EventSource` cannot send `Authorization`. Send the seat token here and open
+    `GET /v1/matches/{id}/events?ticket=…` with the answer: the ticket stands for this seat in
+    that one URL, is spent when the stream opens, and expires after `expires_in` seconds
+    unused. The seat token itself never goes into a URL. Ask for a new ticket to reconnect.
+    """
+    svc = service()
+    caller = svc.caller(match_id, bearer_token())
+    ticket = tickets.issue_ticket(svc, caller)
+    body = {"ticket": ticket, "seat": caller.seat, "expires_in": svc.config.STREAM_TICKET_SECONDS}
+    response = jsonify(schemas.STREAM_TICKET.dump(body))
+    response.status_code = 201
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.get("/<match_id>/events")
 @operation(
     operation_id="streamMatchEvents", tag="matches", summary="Follow a match (Server-Sent Events)",
@@ -269,13 +297,20 @@ def events(match_id: str) -> Response:
     then every new version, none skipped. A client that reconnects with `Last-Event-ID` (or
     `?last_event_id=`) first gets every version after that one, in order, as its seat saw
     them then, and then follows live. `event: bot` carries a thinking bot's progress;
-    `event: reconnect` asks the client to reconnect (the server is going away). The stream
-    ends after the view of the finished match, or after a few minutes (reconnect with
-    Last-Event-ID); a finished match whose final version the client holds answers 204.
+    `event: reconnect` ends the stream when the server shuts down: reconnect with
+    Last-Event-ID. The stream ends after the view of the finished match, or after a few
+    minutes (reconnect with Last-Event-ID); a finished match whose final version the client
+    holds answers 204. A seat's own stream needs its token: in `Authorization`, or, from a
+    browser's EventSource, as a `ticket` from POST /v1/matches/{id}/stream-ticket
+    (single-use, short-lived).
     """
     svc = service()
     query = load_query(schemas.EVENTS_QUERY)
-    caller = svc.caller(match_id, bearer_token())
+    ticket = query.get("ticket")
+    if ticket is not None:
+        caller = tickets.caller_of_ticket(svc, match_id, ticket)
+    else:
+        caller = svc.caller(match_id, bearer_token())
     last = request.headers.get("Last-Event-ID", "").strip()
     last_version = int(last) if last.isdigit() else query.get("last_event_id")
     if streams.is_over_for(caller, last_version):

@@ -31,6 +31,7 @@ from redis import Redis
 from redis.client import PubSub
 from redis.exceptions import RedisError
 
+from api.drain import DRAIN, gevent_active
 from api.records import text
 
 log = logging.getLogger(__name__)
@@ -48,9 +49,13 @@ class Waiter:
         self._event = threading.Event()
         self._notes: deque[dict[str, Any]] = deque(maxlen=256)
         self.ready = threading.Event()  # its channel's subscription is confirmed
-        self.gone = False               # its client hung up
+        self._gone = False              # its client hung up
         self._client = client
         self._watcher: Any = None
+
+    def hung_up(self) -> bool:
+        """Whether its client hung up (noticed under gevent only)."""
+        return self._gone
 
     def deliver(self, note: dict[str, Any]) -> None:
         """Hand a notification to this waiter and wake it (called by the reader)."""
@@ -64,7 +69,7 @@ class Waiter:
     def wait(self, timeout: float) -> list[dict[str, Any]]:
         """The notes delivered since the last call, waiting up to `timeout` seconds for one."""
         notes = self._take()
-        if notes or self.gone:
+        if notes or self._gone:
             return notes
         self._event.clear()
         notes = self._take()  # a note delivered before the clear is not lost
@@ -85,7 +90,7 @@ class Waiter:
 
     def watch_client(self) -> None:
         """Under gevent, wake when the client's socket turns readable (it hung up, or pipelines)."""
-        if self._client is None or not _gevent_active():
+        if self._client is None or not gevent_active():
             return
         from gevent import get_hub
 
@@ -106,7 +111,7 @@ class Waiter:
         except OSError:
             data = b""
         if not data:
-            self.gone = True
+            self._gone = True
         self.stop_watching()  # gone, or a next request is waiting: either way, stop watching
 
     def stop_watching(self) -> None:
@@ -127,7 +132,7 @@ class Notifications:
         self._pubsub: PubSub | None = None
         self._reader: threading.Thread | None = None
         self._pid = 0
-        self._draining = threading.Event()
+        DRAIN.watch(self)
 
     @contextlib.contextmanager
     def listen(self, channel: str, client: Any = None) -> Iterator[Waiter]:
@@ -144,13 +149,8 @@ class Notifications:
 
     @property
     def draining(self) -> bool:
-        """True once the process shuts down: waits answer now and streams end."""
-        return self._draining.is_set()
-
-    def drain(self) -> None:
-        """Begin shutting down: wake every waiter so that it answers or ends at once."""
-        self._draining.set()
-        self.wake_all()
+        """True once the process shuts down (`api.drain`): waits answer now and streams end."""
+        return DRAIN.started.is_set()
 
     def wake_all(self) -> None:
         """Wake every waiter of this process."""
@@ -268,12 +268,3 @@ class Notifications:
             waiter.ready.set()
             waiter.wake()
         return pubsub
-
-
-def _gevent_active() -> bool:
-    """Whether gevent has patched this process (gunicorn's gevent worker does, before the app loads)."""
-    try:
-        from gevent import monkey
-    except ImportError:
-        return False
-    return bool(monkey.is_module_patched("socket"))

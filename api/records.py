@@ -44,6 +44,7 @@ class BotStatus(StrEnum):
 
     QUEUED = "queued"
     THINKING = "thinking"
+    FAILED = "failed"  # re-enqueued MAX_RECOVERIES times in a row; tried again BOT_RETRY_SECONDS later
 
 
 @dataclass

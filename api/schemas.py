@@ -13,7 +13,7 @@ from ai.levels import DEFAULT_LEVEL, LEVELS
 from api.records import LISTED, BotStatus, MatchStatus, SeatType
 from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
 from engine import all_games
-from engine.core import Game
+from engine.core import Game, Termination
 
 
 def _doc(description: str, example: object = None) -> dict[str, object]:
@@ -101,6 +101,10 @@ class EventsQuerySchema(Schema):
 
     last_event_id = fields.Integer(
         validate=validate.Range(0), metadata=_doc("the last version received; the header wins", 3)
+    )
+    ticket = fields.String(
+        metadata=_doc("a stream ticket (POST /v1/matches/{id}/stream-ticket): that seat's stream, "
+                      "without the seat token in the URL", "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0"),
     )
 
 
@@ -193,7 +197,9 @@ class BotActivitySchema(Schema):
 
     seat = _always(fields.Integer())
     level = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("bot level", "hard")))
-    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc("queued or thinking", "thinking")))
+    status = _always(fields.Enum(BotStatus, by_value=True, metadata=_doc(
+        "queued, thinking, or failed (its worker died too often: tried again BOT_RETRY_SECONDS later)",
+        "thinking")))
     iterations = _always(fields.Integer(metadata=_doc("search iterations so far")))
     elapsed = _always(fields.Float(metadata=_doc("seconds spent so far")))
     best_move = _always(fields.Raw(allow_none=True, metadata=_doc(
@@ -205,7 +211,7 @@ class OutcomeSchema(Schema):
     scores = _always(fields.List(fields.Float()))
     winners = _always(fields.List(fields.Integer()))
     ranks = _always(fields.List(fields.Integer()))
-    reason = _always(fields.String())
+    reason = _always(fields.Enum(Termination, by_value=True, metadata=_doc("how the game ended")))
 
 
 class MatchViewSchema(Schema):
@@ -322,6 +328,12 @@ class LegalMovesSchema(Schema):
     legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move"))))
 
 
+class StreamTicketSchema(Schema):
+    ticket = _always(fields.String(metadata={"description": "Opens one event stream: GET …/events?ticket="}))
+    seat = _always(fields.Integer(metadata={"description": "The seat the ticket stands for"}))
+    expires_in = _always(fields.Integer(metadata={"description": "Seconds left to use it"}))
+
+
 # --- instances: built once, shared by every request --------------------------------------
 
 CREATE_MATCH = CreateMatchSchema()
@@ -337,6 +349,7 @@ SEAT_GRANT = SeatGrantSchema()
 MATCH_LIST = MatchListSchema()
 MATCH_LOG = LogSchema()
 LEGAL_MOVES = LegalMovesSchema()
+STREAM_TICKET = StreamTicketSchema()
 BOT_ACTIVITY = BotActivitySchema()
 HEALTH = HealthSchema()
 ANALYSIS_REQUEST = AnalysisRequestSchema()

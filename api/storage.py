@@ -6,11 +6,15 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
                 options, seed, seeded, history length, created/updated
 - `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
-- `…:bot`      hash: what the bot to act is doing (version, status, iterations, heartbeat)
+- `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
+                recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus one global sorted set (`coven:index`) of matches that can be listed.
+Plus two global sorted sets: `coven:index`, the matches that can be listed, and
+`coven:bots:due`, the pending bot turns (`<match>:<version>`) by when the sweeper
+should look at them next; keys that span matches are written outside a match's
+transaction (cluster slot rules).
 The storage takes a binary client, of one Redis or of a Redis Cluster (every
 transaction touches one match's keys, so one slot), and decodes itself.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from redis import Redis
@@ -27,12 +31,13 @@ from redis.client import Pipeline
 from redis.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import WatchError
 
-from api.records import LISTED, MatchRecord, MatchStatus, text
+from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, text
 
 T = TypeVar("T")
 
 PREFIX = "coven"
 INDEX_KEY = f"{PREFIX}:index"
+DUE_KEY = f"{PREFIX}:bots:due"
 
 
 # --- keys: built here and nowhere else ----------------------------------------
@@ -66,6 +71,12 @@ def idempotency_key(match_id: str, seat: int, key: str) -> str:
     """Where the response to an Idempotency-Key is kept, scoped to one match and seat."""
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
     return f"{_tag(match_id)}:idem:{seat}:{digest}"
+
+
+def ticket_key(match_id: str, ticket: str) -> str:
+    """Where a stream ticket's seat is kept: by the ticket's hash, in the match's slot."""
+    digest = hashlib.sha256(ticket.encode()).hexdigest()
+    return f"{_tag(match_id)}:ticket:{digest}"
 
 
 def analysis_key(match_id: str, analysis_id: str) -> str:
@@ -155,16 +166,6 @@ class Store:
         """Waiting and active matches, newest first; forgets index entries that expired."""
         return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
 
-    def indexed(self, batch: int = 200) -> Iterator[MatchRecord]:
-        """Every waiting and active match, read `batch` at a time (for the bot sweep)."""
-        ids: list[str] = []
-        for raw, _ in self.redis.zscan_iter(INDEX_KEY, count=batch):
-            ids.append(text(raw))
-            if len(ids) >= batch:
-                yield from self._records(ids)
-                ids = []
-        yield from self._records(ids)
-
     def _records(self, ids: list[str]) -> list[MatchRecord]:
         """The records of `ids` that still exist; index entries of expired ones are forgotten."""
         if not ids:
@@ -204,6 +205,16 @@ class Store:
         """Overwrite some fields of the bot's progress (recovery marks a turn queued again)."""
         self.redis.hset(bot_key(match_id), mapping={name: str(value) for name, value in fields.items()})
 
+    def start_bot_turn(self, match_id: str, version: int) -> None:
+        """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""
+        key = bot_key(match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            pipe.hset(key, mapping={"version": str(version), "status": BotStatus.QUEUED.value,
+                                    "recoveries": "0"})
+            pipe.expire(key, self.ttl_for_status(MatchStatus.ACTIVE))
+            pipe.execute()
+
     def report_bot(self, match_id: str, fields: dict[str, Any], ttl: int) -> None:
         """Record a bot's progress (the worker's heartbeat) and announce it."""
         key = bot_key(match_id)
@@ -212,3 +223,21 @@ class Store:
             pipe.expire(key, ttl)
             pipe.execute()
         self.publish(match_id, {"kind": "bot", "version": int(fields.get("version", 0))})
+
+    # due bot turns --------------------------------------------------------------------
+
+    def mark_due(self, match_id: str, version: int, when: float) -> None:
+        """Have the sweeper look at the bot turn at `version` at `when` (epoch seconds)."""
+        self.redis.zadd(DUE_KEY, {f"{match_id}:{version}": when})
+
+    def unmark_due(self, match_id: str, version: int) -> None:
+        """The bot turn at `version` needs no more looking after."""
+        self.redis.zrem(DUE_KEY, f"{match_id}:{version}")
+
+    def due_turns(self, now: float, limit: int) -> list[tuple[str, int]]:
+        """(match, version) of at most `limit` bot turns due by `now`, the most overdue first."""
+        turns = []
+        for member in self.redis.zrangebyscore(DUE_KEY, "-inf", now, start=0, num=limit):
+            match_id, _, version = text(member).rpartition(":")
+            turns.append((match_id, int(version)))
+        return turns

@@ -12,6 +12,7 @@ before it forks, so each turn starts warm instead of importing them.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from redis import Redis
 from rq import Queue, Worker
@@ -29,6 +30,12 @@ BOTS_ONLY_NICENESS = 10
 class BotWorker(Worker):
     """RQ's forking worker; the work horse of a bots-only turn lowers its own CPU priority."""
 
+    def work(self, *args: Any, **kwargs: Any) -> bool:
+        """Work without RQ's scheduler process: bot turns are never scheduled for later (the pool
+        asks for one per worker, and it dies with a traceback whenever Redis restarts)."""
+        kwargs["with_scheduler"] = False
+        return super().work(*args, **kwargs)
+
     def main_work_horse(self, job: Job, queue: Queue) -> None:
         if queue.name == Config.from_env().BOTS_ONLY_QUEUE:
             os.nice(BOTS_ONLY_NICENESS)
@@ -39,6 +46,10 @@ def main() -> None:
     """Work the bot queues named by the environment until stopped (SIGTERM finishes the turns)."""
     config = Config.from_env()
     redis = Redis.from_url(config.queue_redis_url)
+    if config.bot_workers == 1:  # one worker needs no pool (nor the pool's extra process)
+        queues = [Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE)]
+        BotWorker(queues, connection=redis).work(logging_level="INFO")
+        return
     pool = WorkerPool([config.BOT_QUEUE, config.BOTS_ONLY_QUEUE], connection=redis,
                       num_workers=config.bot_workers, worker_class=BotWorker)
     pool.start(logging_level="INFO")

@@ -1,7 +1,17 @@
 """Pure game rules for Coven: the protocol (`engine.core`), errors, and the registry of games."""
 
 from engine.chance import chance_rng, resolve_chance
-from engine.core import CHANCE, TERMINAL, Game, GameInfo, OptionSpec, Outcome, State
+from engine.core import (
+    CHANCE,
+    TERMINAL,
+    AnyGame,
+    Game,
+    GameInfo,
+    OptionSpec,
+    Outcome,
+    State,
+    Termination,
+)
 from engine.errors import EngineError, IllegalMove, InvalidMove, InvalidOptions, InvalidSnapshot
 from engine.registry import UnknownGame, all_games, get_game
 
@@ -10,6 +20,7 @@ __all__ = [
     "TERMINAL",
     "chance_rng",
     "resolve_chance",
+    "AnyGame",
     "EngineError",
     "Game",
     "GameInfo",
@@ -20,6 +31,7 @@ __all__ = [
     "OptionSpec",
     "Outcome",
     "State",
+    "Termination",
     "UnknownGame",
     "all_games",
     "get_game",

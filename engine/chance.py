@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from engine.core import CHANCE, Game, Move, State
+from engine.core import CHANCE, Game, M, S
 
 
 def chance_rng(seed: str, index: int) -> random.Random:
@@ -19,17 +19,17 @@ def chance_rng(seed: str, index: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:16], "big"))
 
 
-def draw_outcome(game: Game, state: State, seed: str, index: int) -> Move:
+def draw_outcome(game: Game[S, M], state: S, seed: str, index: int) -> M:
     """The chance outcome that `seed` assigns to history position `index`."""
     return game.sample_chance(state, chance_rng(seed, index))
 
 
-def resolve_chance(game: Game, state: State, seed: str, index: int) -> tuple[State, list[Move]]:
+def resolve_chance(game: Game[S, M], state: S, seed: str, index: int) -> tuple[S, list[M]]:
     """Apply chance outcomes while chance is to act, starting at history position `index`.
 
     Returns the new state and the outcomes applied, in order (to append to the history).
     """
-    applied: list[Move] = []
+    applied: list[M] = []
     while game.current_player(state) == CHANCE:
         move = draw_outcome(game, state, seed, index + len(applied))
         state = game.apply(state, move)

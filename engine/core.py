@@ -19,13 +19,20 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeAlias, TypeVar
 
 from engine.errors import IllegalMove, InvalidMove, InvalidOptions
 
 Seat = int
-Move = Hashable  # a game's own small value object (NamedTuple recommended)
-Json = Any       # a JSON-compatible value: dict, list, str, int, float, bool, None
+Json: TypeAlias = Any  # a JSON-compatible value: dict, list, str, int, float, bool, None
+
+
+class Move(Hashable, Protocol):
+    """What every game's moves are: small hashable value objects with a canonical JSON form."""
+
+    def to_json(self) -> Json: ...
+
 
 CHANCE: int = -1    # current_player() when chance acts next (a draw, a roll)
 TERMINAL: int = -2  # current_player() when the game is over
@@ -86,13 +93,24 @@ class GameInfo:
         raise KeyError(name)
 
 
+class Termination(StrEnum):
+    """How a game ended (python-chess `Termination`); the values are the JSON `reason` strings."""
+
+    OBJECT_UNAVAILABLE = "object_unavailable"  # cube C15: the die asks for an object the lid lacks
+    HANDS_EMPTY = "hands_empty"                # witches W13: the last trick is played
+    FIFTEEN_POINTS = "fifteen_points"          # enchanters E21
+    SPECIAL_VICTORY = "special_victory"        # enchanters E22: an Artifact's victory
+    PILES_EMPTY = "piles_empty"                # enchanters E23: nothing left to take
+    STALEMATE = "stalemate"                    # enchanters E23: a stuck table
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended: per-seat scores, winners (ties allowed), ranks, why."""
 
     scores: tuple[float, ...]
     winners: tuple[Seat, ...]
-    reason: str                       # e.g. "hands_empty", "fifteen_points", "special_victory"
+    reason: Termination
     ranks: tuple[int, ...] = field(default=())  # 1 = best; equal scores share a rank
 
     def to_json(self) -> dict[str, Json]:
@@ -100,7 +118,7 @@ class Outcome:
             "scores": list(self.scores),
             "winners": list(self.winners),
             "ranks": list(self.ranks),
-            "reason": self.reason,
+            "reason": self.reason.value,
         }
 
 
@@ -117,17 +135,23 @@ class State:
 
     __slots__ = ()
 
-    def clone(self) -> State:  # pragma: no cover - every game overrides
+    def clone(self) -> Self:  # pragma: no cover - every game overrides
         raise NotImplementedError
 
 
-class Game:
-    """The engine protocol. One instance per game, registered by `info.id`."""
+S = TypeVar("S", bound=State)
+M = TypeVar("M", bound=Move)
+
+
+class Game(Generic[S, M]):
+    """The engine protocol, generic in a game's state type `S` and move type `M`.
+
+    One instance per game, registered by `info.id`. Every method that takes a
+    move also accepts any hand-made object: the checked edge (`check_move`,
+    `apply`) answers it with `IllegalMove`, never another exception.
+    """
 
     info: ClassVar[GameInfo]
-    #: Version of the `encode` format; `decode` refuses other versions.
-    snapshot_version: ClassVar[int] = 1
-
     # options ------------------------------------------------------------
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -151,40 +175,40 @@ class Game:
 
     # life cycle ------------------------------------------------------------
 
-    def new_state(self, num_players: int, options: Mapping[str, Any] | None = None) -> State:
+    def new_state(self, num_players: int, options: Mapping[str, Any] | None = None) -> S:
         """The state before anything happens; chance usually acts first (deal, first player)."""
         raise NotImplementedError
 
-    def num_players(self, state: State) -> int:
+    def num_players(self, state: S) -> int:
         raise NotImplementedError
 
-    def current_player(self, state: State) -> int:
+    def current_player(self, state: S) -> int:
         """A seat (0-based), CHANCE or TERMINAL."""
         raise NotImplementedError
 
-    def is_terminal(self, state: State) -> bool:
+    def is_terminal(self, state: S) -> bool:
         return self.current_player(state) == TERMINAL
 
-    def chance_outcomes(self, state: State) -> list[tuple[Move, float]]:
+    def chance_outcomes(self, state: S) -> list[tuple[M, float]]:
         """At a chance node: every outcome (a move) with its probability."""
         raise NotImplementedError
 
-    def legal_moves(self, state: State) -> list[Move]:
+    def legal_moves(self, state: S) -> list[M]:
         """The moves of the seat to act; empty at chance and terminal states."""
         raise NotImplementedError
 
-    def step(self, state: State, move: Move) -> None:
+    def step(self, state: S, move: M) -> None:
         """Unchecked, in-place transition: the search's hot path."""
         raise NotImplementedError
 
-    def apply(self, state: State, move: Move) -> State:
+    def apply(self, state: S, move: M) -> S:
         """Checked transition: a new state, or IllegalMove naming the broken rule."""
         self.check_move(state, move)
         after = state.clone()
         self.step(after, move)
         return after
 
-    def check_move(self, state: State, move: Move) -> None:
+    def check_move(self, state: S, move: M) -> None:
         """Raise IllegalMove (with the rule id) unless `move` is legal in `state`.
 
         Games override this to name the precise rule; the default only knows
@@ -201,11 +225,11 @@ class Game:
         if move not in self.legal_moves(state):
             raise IllegalMove("illegal", f"{move!r} is not legal now", move)
 
-    def outcome(self, state: State) -> Outcome | None:
+    def outcome(self, state: S) -> Outcome | None:
         """The result once terminal, else None."""
         raise NotImplementedError
 
-    def returns(self, state: State) -> tuple[float, ...]:
+    def returns(self, state: S) -> tuple[float, ...]:
         """Per-seat rewards in [0, 1] at a terminal state, for the search.
 
         Default: 1 for each winner (tied winners all get 1), 0 for the others.
@@ -218,14 +242,14 @@ class Game:
 
     # fast paths the search uses; defaults are generic ------------------------
 
-    def sample_chance(self, state: State, rng: random.Random) -> Move:
+    def sample_chance(self, state: S, rng: random.Random) -> M:
         """Draw one chance outcome with its probability."""
         outcomes = self.chance_outcomes(state)
         moves = [move for move, _ in outcomes]
         weights = [p for _, p in outcomes]
         return rng.choices(moves, weights)[0]
 
-    def playout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+    def playout(self, state: S, rng: random.Random) -> tuple[float, ...]:
         """Play to the end with the game's default policy (and sampled chance); return `returns`.
 
         Mutates `state`. The default policy is uniformly random legal moves.
@@ -242,7 +266,7 @@ class Game:
             else:
                 self.step(state, rng.choice(self.legal_moves(state)))
 
-    def heuristic_move(self, state: State, rng: random.Random) -> Move | None:
+    def heuristic_move(self, state: S, rng: random.Random) -> M | None:
         """A cheap sensible move for the player to act, or None when the game has no such policy.
 
         The search expands this move first and widens the other moves in
@@ -252,7 +276,7 @@ class Game:
         """
         return None
 
-    def named_policies(self) -> Mapping[str, Callable[[State, random.Random], Move]]:
+    def named_policies(self) -> Mapping[str, Callable[[S, random.Random], M]]:
         """Hand-written players the game names, for the ladder and calibration (none by default).
 
         Each maps a state where a seat is to act to a legal move. Like `heuristic_move` it may
@@ -262,11 +286,11 @@ class Game:
 
     # information -------------------------------------------------------------
 
-    def view(self, state: State, seat: Seat | None) -> dict[str, Json]:
+    def view(self, state: S, seat: Seat | None) -> dict[str, Json]:
         """What `seat` (None: a spectator) may see, as JSON. Never hidden cards or seeds."""
         raise NotImplementedError
 
-    def log_entry(self, state: State, move: Move, seat: Seat | None) -> Json:
+    def log_entry(self, state: S, move: M, seat: Seat | None) -> Json:
         """How `move`, about to be applied to `state`, appears to `seat` (None: public).
 
         Returns the move's JSON, or a redacted form when it reveals hidden
@@ -274,30 +298,35 @@ class Game:
         """
         return self.move_to_json(move)
 
-    def determinize(self, state: State, seat: Seat, rng: random.Random) -> State:
+    def determinize(self, state: S, seat: Seat, rng: random.Random) -> S:
         """A full state consistent with everything `seat` has seen."""
         raise NotImplementedError
 
     # serialisation -------------------------------------------------------------
 
-    def move_to_json(self, move: Move) -> Json:
-        return move.to_json()  # type: ignore[attr-defined]
+    def move_to_json(self, move: M) -> Json:
+        return move.to_json()
 
-    def move_from_json(self, data: Json) -> Move:
+    def move_from_json(self, data: Json) -> M:
         """Parse a move's canonical JSON form; raise InvalidMove when malformed."""
         raise NotImplementedError
 
-    def encode(self, state: State) -> dict[str, Json]:
-        """A compact JSON snapshot: {"v": snapshot_version, ...}."""
+    def encode(self, state: S) -> dict[str, Json]:
+        """A compact JSON snapshot: {"v": the format's version, ...}; `decode` refuses other versions."""
         raise NotImplementedError
 
-    def decode(self, data: Mapping[str, Json]) -> State:
+    def decode(self, data: Mapping[str, Json]) -> S:
         raise NotImplementedError
+
+
+#: A game whose state and move types the caller does not know (the registry, the search, the API).
+AnyGame: TypeAlias = Game[Any, Any]
 
 
 __all__ = [
     "CHANCE",
     "TERMINAL",
+    "AnyGame",
     "Game",
     "GameInfo",
     "IllegalMove",
@@ -308,6 +337,7 @@ __all__ = [
     "OptionSpec",
     "Outcome",
     "Seat",
+    "Termination",
     "State",
     "ranks_for",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.core import Game
+from engine.core import AnyGame
 from engine.errors import EngineError
 
 
@@ -10,23 +10,23 @@ class UnknownGame(EngineError, LookupError):
     """No game is registered under that id."""
 
 
-_GAMES: dict[str, Game] = {}
+_GAMES: dict[str, AnyGame] = {}
 
 
-def register(game: Game) -> Game:
+def register(game: AnyGame) -> AnyGame:
     """Add a game instance under its `info.id`."""
     _GAMES[game.info.id] = game
     return game
 
 
-def get_game(game_id: str) -> Game:
+def get_game(game_id: str) -> AnyGame:
     try:
         return _GAMES[game_id]
     except KeyError:
         raise UnknownGame(f"unknown game {game_id!r}") from None
 
 
-def all_games() -> list[Game]:
+def all_games() -> list[AnyGame]:
     """Every registered game, in registration order."""
     return list(_GAMES.values())
 

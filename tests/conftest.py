@@ -3,15 +3,22 @@ flushed between tests, a fresh app per test, and burst workers for bot turns."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from redis import Redis
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -175,3 +182,35 @@ def redis_cluster_url() -> Iterator[str]:
         for process in processes:
             process.wait(timeout=10)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def live_api(redis_url: str) -> Iterator[str]:
+    """A dev server (the Procfile's processes, as `make run` starts them) on a free port, per module
+    (its RQ worker must not take the bot turns of the tests that run burst workers). Its output
+    goes to a file, not a pipe: an unread pipe fills up and blocks the server mid-test."""
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
+    with tempfile.TemporaryFile() as output:
+        server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
+                                  stdout=output, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        output.seek(0)
+                        pytest.fail("the dev server did not come up:\n" + output.read().decode(errors="replace"))
+                    time.sleep(0.2)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise

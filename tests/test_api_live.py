@@ -6,16 +6,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import free_port
 
 from engine import all_games
 
@@ -27,34 +21,6 @@ def readme_session() -> str:
     blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     assert len(blocks) == 1, "the README should hold exactly one ```sh block: the curl session"
     return blocks[0]
-
-
-@pytest.fixture(scope="module")
-def live_api(redis_url: str) -> Iterator[str]:
-    """A dev server (the Procfile's processes, as `make run` starts them) on a free port."""
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
-    server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("the dev server did not come up")
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            raise
 
 
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from ai.arena import play_game, play_match, wilson_interval
+from ai.levels import Level
 from engine.core import Game, State
 from tests.toy_games import TOY
 
@@ -40,8 +41,10 @@ def test_match_counts_add_up_and_ties_count_half() -> None:
 
 
 def test_match_across_processes_matches_a_single_process() -> None:
-    one = play_match(TOY, "easy", "random", games=8, seed="p", processes=1)
-    two = play_match(TOY, "easy", "random", games=8, seed="p", processes=2)
+    # an iteration budget only: a time cap would make a loaded machine play differently
+    searcher = Level("easy-untimed", 100, 0.0, "easy without its time cap")
+    one = play_match(TOY, searcher, "random", games=8, seed="p", processes=1)
+    two = play_match(TOY, searcher, "random", games=8, seed="p", processes=2)
     assert (one.wins, one.ties, one.losses) == (two.wins, two.ties, two.losses)
 
 

@@ -8,6 +8,7 @@ so a view can only contain what that seat is allowed to know.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -221,3 +222,89 @@ def test_views_depend_only_on_what_the_seat_knows(case, seed: int, stop: float) 
             assert game.view(sample, None) == spectator
             if game.current_player(state) == seat:
                 assert set(game.legal_moves(sample)) == set(game.legal_moves(state))
+
+
+# --- malformed moves: the checked edge answers anything with InvalidMove or IllegalMove ---------
+
+JUNK = [None, -1, 10**6, "zzz", "", 1.5, True, [], {}, (), [1, 2]]
+
+
+def move_templates(game: Game, seed: int = 2) -> list:
+    """One real move of every kind the game has (player moves and chance outcomes)."""
+    kinds: dict[type, object] = {}
+    for state, move in random_trajectory(game, game.info.min_players, {}, seed):
+        if move is None:
+            break
+        candidates = [m for m, _ in game.chance_outcomes(state)] + game.legal_moves(state)
+        for candidate in candidates:
+            kinds.setdefault(type(candidate), candidate)
+    return list(kinds.values())
+
+
+def spoiled(move) -> list:
+    """`move` with each of its fields in turn replaced by a wrong-typed or out-of-range value."""
+    if dataclasses.is_dataclass(move):
+        names = [f.name for f in dataclasses.fields(move)]
+        rebuild = lambda name, value: dataclasses.replace(move, **{name: value})  # noqa: E731
+    elif hasattr(move, "_replace"):
+        names = list(move._fields)
+        rebuild = lambda name, value: move._replace(**{name: value})  # noqa: E731
+    else:
+        return []
+    return [rebuild(name, value) for name in names for value in JUNK]
+
+
+ALL_TEMPLATES = {game.info.id: move_templates(game) for game in GAMES}
+
+
+def hand_made_moves(game: Game) -> list:
+    """Junk objects, other games' moves, and this game's moves with spoiled fields."""
+    moves: list = [None, object(), 42, "roll", {"type": "roll"}, (), []]
+    for templates in ALL_TEMPLATES.values():
+        moves += templates
+    for template in ALL_TEMPLATES[game.info.id]:
+        moves += spoiled(template)
+    return moves
+
+
+def json_junk(game: Game) -> list:
+    """Malformed JSON forms: wrong shapes, unknown types, missing, extra and spoiled fields."""
+    junk: list = [None, 1, "x", [], {}, [1, 2], {"type": None}, {"type": 7}, {"type": "no-such-move"}]
+    for template in ALL_TEMPLATES[game.info.id]:
+        data = game.move_to_json(template)
+        junk.append({**data, "extra": 1})
+        for name in data:
+            if name == "type":
+                continue
+            junk.append({key: value for key, value in data.items() if key != name})
+            junk += [{**data, name: value} for value in JUNK]
+    return junk
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
+def test_move_from_json_answers_junk_with_invalid_move(game: Game) -> None:
+    """Malformed JSON raises InvalidMove; a spoiled field either does too or parses to a real move."""
+    for data in json_junk(game):
+        try:
+            move = game.move_from_json(data)
+        except InvalidMove:
+            continue
+        assert game.move_from_json(json.loads(json.dumps(game.move_to_json(move)))) == move, data
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
+def test_check_move_answers_hand_made_moves_with_a_rule(game: Game) -> None:
+    """check_move and apply refuse any hand-made object with IllegalMove (or InvalidMove), nothing else."""
+    moves = hand_made_moves(game)
+    trajectory = list(random_trajectory(game, game.info.min_players, {}, seed=4))
+    for state, _ in trajectory[:: max(1, len(trajectory) // 40)] + [trajectory[-1]]:
+        before = snapshot(game, state)
+        for move in moves:
+            try:
+                game.check_move(state, move)
+            except (IllegalMove, InvalidMove):
+                with pytest.raises((IllegalMove, InvalidMove)):
+                    game.apply(state, move)
+                continue
+            game.apply(state, move)  # accepted: it must then apply cleanly
+        assert snapshot(game, state) == before

@@ -10,30 +10,11 @@ import pytest
 
 from engine import CHANCE, TERMINAL, IllegalMove, InvalidMove, InvalidOptions, InvalidSnapshot
 from engine.cube import GAME, CubeState
-from engine.cube.game import (
-    BLUE,
-    CHOOSE,
-    FINAL,
-    GREEN,
-    HOLES,
-    MID,
-    OPPOSITE,
-    ORANGE,
-    RED,
-    ROLL,
-    VIA,
-    VIOLET,
-    YELLOW,
-    Choose,
-    Fall,
-    First,
-    Roll,
-    Rolled,
-    Turn,
-    fall_outcomes,
-    is_adjacent,
-)
-from engine.cube.policy import careful_move
+from engine.cube.cards import BLUE, GREEN, HOLES, OPPOSITE, ORANGE, RED, VIOLET, YELLOW, is_adjacent
+from engine.cube.fast import careful_move
+from engine.cube.moves import Choose, Fall, First, Roll, Rolled, Turn
+from engine.cube.rules import fall_outcomes
+from engine.cube.state import CHOOSE, FINAL, MID, ROLL, VIA
 
 
 def make(
@@ -371,13 +352,32 @@ def test_snapshots_round_trip_and_garbage_is_refused() -> None:
             GAME.decode(garbage)
 
 
-def test_fast_playout_matches_the_step_by_step_distribution() -> None:
-    rng = random.Random(2024)
-    fast = [GAME.playout(GAME.new_state(3), rng) for _ in range(300)]
-    assert all(len(r) == 3 and all(0 <= x <= 1 for x in r) for r in fast)
-    state = GAME.new_state(3)
-    GAME.playout(state, rng)
-    assert GAME.current_player(state) == TERMINAL and GAME.view(state, None)["turn"]["ended_game"]
+def checked_playout(state: CubeState, rng: random.Random) -> tuple[CubeState, tuple[float, ...]]:
+    """The fast playout's game through the checked path: every transition by `apply`.
+
+    It draws from `rng` exactly as `fast.playout` does (a roll draws nothing,
+    a choice draws an index into the legal moves, chance is `sample_chance`).
+    """
+    while (player := GAME.current_player(state)) != TERMINAL:
+        if player == CHANCE:
+            move = GAME.sample_chance(state, rng)
+        else:
+            moves = GAME.legal_moves(state)
+            move = moves[0] if moves == [Roll()] else moves[rng.randrange(len(moves))]
+        state = GAME.apply(state, move)
+    return state, GAME.returns(state)
+
+
+def test_fast_playout_is_the_checked_rules_on_every_game() -> None:
+    """C6–C16 once: the fast playout ends every game exactly where the checked rules end it."""
+    for seed in range(1200):
+        start = make(n=2 + seed % 4, player=seed % 2)
+        fast_state = start.clone()
+        fast_returns = GAME.playout(fast_state, random.Random(seed))
+        checked_state, checked_returns = checked_playout(start, random.Random(seed))
+        assert GAME.encode(fast_state) == GAME.encode(checked_state), seed
+        assert fast_returns == checked_returns
+        assert GAME.view(fast_state, None)["turn"]["ended_game"]
 
 
 def test_calibration_three_careful_players_about_sixteen_turns_six_to_seven_objects_fall() -> None:

@@ -918,12 +918,12 @@ def test_a_stuck_table_ends_as_e23_and_a_lone_periculum_is_not_reshuffled():
     assert GAME.is_terminal(s) and GAME.outcome(s).reason == "stalemate"
 
 
-# --- the heavy playout policy (engine/enchanters/policy.py) ------------------------------
+# --- the heavy playout policy (engine/enchanters/fast.py) ------------------------------
 
 
 def _policy_game(n: int, seed: int) -> tuple[EnchantersState, int]:
     """A seeded game played by the playout policy, every move through the checked `apply`."""
-    from engine.enchanters.policy import policy_move
+    from engine.enchanters.fast import policy_move
 
     rng = random.Random(seed)
     s = GAME.new_state(n)
@@ -946,7 +946,7 @@ def test_policy_plays_only_legal_moves_to_the_end(n):
 
 def test_policy_finds_a_gathering_exactly_when_there_is_one():
     from engine.enchanters.cards import GATHERABLE_MASK
-    from engine.enchanters.policy import _completes, best_gathering, pattern_values, policy_move
+    from engine.enchanters.fast import _completes, best_gathering, pattern_values, policy_move
 
     checked = 0
     for seed in range(40):
@@ -971,7 +971,7 @@ def test_policy_finds_a_gathering_exactly_when_there_is_one():
 
 
 def test_policy_gathers_from_the_best_pile_and_plays_idem_without_a_gathering():
-    from engine.enchanters.policy import policy_move
+    from engine.enchanters.fast import policy_move
 
     other_g = ["hat-bronze-fire", "star-gold-earth", "wing-silver-water"]
     s = build(hands={0: PATTERN_EXAMPLES["A"][:2] + other_g[:2]},

@@ -652,3 +652,52 @@ def test_fast_and_generic_playouts_agree_in_distribution() -> None:
     assert abs(fmean - gmean) < 5
     for a, b in zip(fw, gw, strict=True):
         assert abs(a - b) < 60  # ~4.5 standard deviations of a 300-game win count
+
+
+def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
+    """The fast playout's game through the checked path: every transition by `apply`.
+
+    It draws from `rng` exactly as `fast.playout` does: an index `bits(32) * k >> 32`
+    into the pile's and each hand's cards (kept as lists in the playout's order),
+    and the trump decision as a random card of the trick (the winner's own: keep).
+    """
+    bits = rng.getrandbits
+    n = state.n
+    pile = cards_of(state.pile)
+    hands = [cards_of(h) for h in state.hands]
+    if state.phase == DECIDE:  # a decision left open: keep, or one of the cards just captured
+        choices = cards_of(state.won)
+        pick = bits(32) * (len(choices) + 1) >> 32
+        state = GAME.apply(state, Trump(choices[pick - 1]) if pick else Keep())
+    while state.phase != OVER:
+        if state.phase in (DEAL, DRAW):
+            card = pile.pop(bits(32) * len(pile) >> 32)
+            hands[state.turn].append(card)
+            move = (Deal if state.phase == DEAL else Draw)(card)
+        elif state.phase == REVEAL:
+            move = Reveal(pile.pop(bits(32) * len(pile) >> 32))
+        elif state.phase == FIRST:
+            move = First(bits(32) * n >> 32)
+        elif state.phase == PLAY:
+            hand = hands[state.turn]
+            move = Play(hand.pop(bits(32) * len(hand) >> 32))
+        else:  # DECIDE after a trick played here
+            _, trick, winner = state.tricks[-1]
+            pick = trick[bits(32) * n >> 32]
+            own = trick[(winner - state.tricks[-1][0]) % n]
+            move = Keep() if pick == own else Trump(pick)
+        state = GAME.apply(state, move)
+    return state
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_fast_playout_is_the_checked_rules_on_every_game(n: int) -> None:
+    """W4–W14 once: from any state, the fast playout ends exactly where the checked rules end it."""
+    for seed in range(150):
+        trajectory = [state for state, _ in random_game(n, seed, ("decreasing", "increasing")[seed % 2])]
+        start = trajectory[(seed * 7919) % len(trajectory)] if seed % 3 else trajectory[0]
+        fast = start.clone()
+        returns = GAME.playout(fast, random.Random(seed))
+        checked = checked_playout(start.clone(), random.Random(seed))
+        assert fast == checked, (n, seed)
+        assert returns == GAME.returns(checked)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from api_support import create, view
 from rq import Queue
 from rq.job import Job, JobStatus
 
 from api.bot_turn import play_bot_turn
-from api.bots import job_id_for
-from api.storage import bot_key
+from api.bots import MAX_RECOVERIES, job_id_for
+from api.storage import DUE_KEY, bot_key, recovery_key
 
 
 def bot_first(client, level: str = "random") -> dict:
@@ -22,6 +23,12 @@ def bot_first(client, level: str = "random") -> dict:
             created["seed"] = f"w{attempt}"
             return created
     raise AssertionError("no seed lets the bot start")
+
+
+def overdue(redis, match_id: str, version: int) -> None:
+    """Let the time the sweeper gives a bot turn pass (as if its budget and grace were over)."""
+    assert redis.zscore(DUE_KEY, f"{match_id}:{version}") is not None
+    redis.zadd(DUE_KEY, {f"{match_id}:{version}": 0})
 
 
 def test_a_turn_is_queued_once(client, redis, app, config) -> None:
@@ -150,6 +157,8 @@ def test_the_sweep_recovers_a_turn_nobody_watches(client, redis, app, config, ru
     job.delete()  # lost, and no view or wait of the match comes to notice
     humans_only = create(client, "witches", [{"type": "human"}, {"type": "human"}])
     service = app.extensions["coven"]
+    assert service.sweep_bots() == 0  # not due yet: the turn has its budget and grace to report
+    overdue(redis, created["id"], created["version"])
     assert service.sweep_bots() == 1
     assert queue.job_ids == [job.id]
     assert service.sweep_bots() == 0  # queued now: nothing more to do
@@ -161,6 +170,7 @@ def test_the_sweep_recovers_a_turn_nobody_watches(client, redis, app, config, ru
 def test_the_sweep_command_reports_what_it_recovered(client, redis, app, config) -> None:
     created = bot_first(client)
     Job.fetch(job_id_for(created["id"], created["version"]), connection=redis).delete()
+    overdue(redis, created["id"], created["version"])
     result = app.test_cli_runner().invoke(args=["sweep-bots", "--once"])
     assert result.exit_code == 0 and "re-enqueued 1 bot turn(s)" in result.output
     assert Queue(config.BOT_QUEUE, connection=redis).job_ids == [job_id_for(created["id"], created["version"])]
@@ -181,3 +191,67 @@ def test_bot_turns_of_matches_with_a_person_are_served_first(client, redis, conf
     worker.work(burst=True, max_jobs=1, logging_level="WARNING")
     assert view(client, with_person["id"])["version"] == with_person["version"] + 1
     assert view(client, bots_only["id"])["version"] == bots_only["version"]
+
+
+def test_the_sweep_reads_only_due_bot_turns(client, redis, app, run_bots) -> None:
+    humans = [create(client, "witches", [{"type": "human"}, {"type": "human"}]) for _ in range(5)]
+    assert redis.zcard(DUE_KEY) == 0  # matches without a bot turn cost the sweeper nothing
+    created = bot_first(client)
+    assert redis.zrange(DUE_KEY, 0, -1) == [f"{created['id']}:{created['version']}".encode()]
+    run_bots()  # the bot plays; a human is to act
+    assert view(client, created["id"])["to_act"] == 1
+    assert redis.zcard(DUE_KEY) == 0
+    assert app.extensions["coven"].sweep_bots() == 0
+    assert all(view(client, h["id"])["version"] == h["version"] for h in humans)
+
+
+def test_a_stale_due_entry_is_dropped(client, redis, app) -> None:
+    created = bot_first(client)
+    play_bot_turn(created["id"], created["version"])
+    redis.zadd(DUE_KEY, {f"{created['id']}:{created['version']}": 0})  # e.g. a process died before removing it
+    redis.zadd(DUE_KEY, {"gone:3": 0})  # a match that expired
+    assert app.extensions["coven"].sweep_bots() == 0
+    assert redis.zcard(DUE_KEY) == 0
+
+
+def kill_turn(redis, match_id: str, version: int) -> None:
+    """The turn's worker took the job, reported, then died: started, silent, overdue."""
+    job = Job.fetch(job_id_for(match_id, version), connection=redis)
+    Queue(job.origin, connection=redis).remove(job)
+    job.set_status(JobStatus.STARTED)
+    redis.hset(bot_key(match_id), mapping={"status": "thinking", "heartbeat": repr(time.time() - 60)})
+    redis.delete(recovery_key(match_id, version))  # the last recovery's lock has expired
+    overdue(redis, match_id, version)
+
+
+def test_the_retry_budget_is_per_turn(client, redis, app, run_bots) -> None:
+    service = app.extensions["coven"]
+    created = create(client, "witches", [{"type": "bot", "level": "random"}] * 2, seed="budget")
+    for _ in range(3):  # three turns in a row, each losing its worker the whole budget's worth
+        version = view(client, created["id"])["version"]
+        for _ in range(MAX_RECOVERIES):
+            kill_turn(redis, created["id"], version)
+            assert service.sweep_bots() == 1
+        Job.fetch(job_id_for(created["id"], version), connection=redis).perform()
+        assert view(client, created["id"])["version"] == version + 1
+
+
+def test_a_turn_out_of_retries_shows_failed_and_is_tried_again_later(client, redis, app, run_bots) -> None:
+    service = app.extensions["coven"]
+    created = bot_first(client)
+    mid, version = created["id"], created["version"]
+    for _ in range(MAX_RECOVERIES):
+        kill_turn(redis, mid, version)
+        assert service.sweep_bots() == 1
+    kill_turn(redis, mid, version)
+    assert service.sweep_bots() == 0  # out of retries for now
+    assert view(client, mid)["bot"]["status"] == "failed"
+    retry_at = redis.zscore(DUE_KEY, f"{mid}:{version}")
+    assert retry_at == pytest.approx(time.time() + service.config.BOT_RETRY_SECONDS, abs=5)
+    assert service.sweep_bots() == 0 and view(client, mid)["bot"]["status"] == "failed"  # not yet
+    redis.hset(bot_key(mid), "retry_at", repr(time.time() - 1))  # a minute later
+    overdue(redis, mid, version)
+    assert service.sweep_bots() == 1
+    assert view(client, mid)["bot"]["status"] == "queued"
+    run_bots()
+    assert view(client, mid)["version"] == version + 1 and redis.zcard(DUE_KEY) == 0

@@ -14,7 +14,17 @@ import random
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from engine.core import CHANCE, TERMINAL, Game, GameInfo, OptionSpec, Outcome, State, ranks_for
+from engine.core import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    GameInfo,
+    OptionSpec,
+    Outcome,
+    State,
+    Termination,
+    ranks_for,
+)
 from engine.errors import IllegalMove, InvalidMove, InvalidSnapshot
 
 SUITS = 3
@@ -172,7 +182,7 @@ class ToyTricks(Game):
             return None
         best = max(state.tricks)
         winners = tuple(s for s in range(state.n) if state.tricks[s] == best)
-        return Outcome(tuple(map(float, state.tricks)), winners, "hands_empty",
+        return Outcome(tuple(map(float, state.tricks)), winners, Termination.HANDS_EMPTY,
                        ranks_for(state.tricks))
 
     def returns(self, state: ToyState) -> tuple[float, ...]:

@@ -148,8 +148,9 @@ class MatchService:
         )
         if game.is_terminal(state):
             record.status = MatchStatus.FINISHED
-        self.store.create(record, entries_for(game, initial, history))
         created = Caller(record, game, state, creator)
+        self._expect_bot(created)
+        self.store.create(record, entries_for(game, initial, history))
         self._schedule_bot(created)
         return created, token
 
@@ -177,9 +178,11 @@ class MatchService:
             if not record.open_seats and record.status == MatchStatus.WAITING:
                 record.status = MatchStatus.ACTIVE
             record.updated = time.time()
+            joined = loaded.seen_by(chosen)
+            self._expect_bot(joined)
             pipe.multi()
             self.store.write(pipe, record, [])
-            return loaded.seen_by(chosen)
+            return joined
 
         joined = self.store.transact(match_id, change)
         self._after_change(joined)
@@ -259,6 +262,7 @@ class MatchService:
 
         after = self.store.transact(match_id, change)
         if after is not None:
+            self.bots.done(match_id, version)
             self._after_change(after)
         return after
 
@@ -276,15 +280,22 @@ class MatchService:
         return self.bots.ensure(record.id, record.version, record.seats[seat].bot_level, _has_human(record))
 
     def sweep_bots(self) -> int:
-        """Recover the lost or dead bot turn of every active match; how many were re-enqueued.
+        """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
 
         Views and waits recover the turn of a match someone watches; this covers the rest
-        (bots-only matches, players who went away).
+        (bots-only matches, players who went away). It reads only the due turns, so its cost
+        grows with pending bot turns, not with matches.
         """
         recovered = 0
-        for record in self.store.indexed():
-            if record.status == MatchStatus.ACTIVE and any(seat.is_bot for seat in record.seats):
-                recovered += self.ensure_progress(_decoded(record))
+        started = time.time()  # a turn looked at now is due again later: each is seen once a round
+        while turns := self.bots.due(by=started):
+            for match_id, version in turns:
+                record = self.store.load(match_id)
+                loaded = _decoded(record) if record is not None else None
+                if loaded is None or loaded.record.version != version or loaded.bot_to_act is None:
+                    self.bots.done(match_id, version)  # played, finished or expired meanwhile
+                else:
+                    recovered += self.ensure_progress(loaded)
         return recovered
 
     # internals ------------------------------------------------------------------------------
@@ -305,13 +316,22 @@ class MatchService:
         record.updated = time.time()
         if game.is_terminal(state):
             record.status = MatchStatus.FINISHED
+        after = Loaded(record, game, state)
+        self._expect_bot(after)
         pipe.multi()
         self.store.write(pipe, record, appended)
-        return Loaded(record, game, state)
+        return after
 
     def _after_change(self, loaded: Loaded) -> None:
         self.store.after_write(loaded.record)
         self._schedule_bot(loaded)
+
+    def _expect_bot(self, loaded: Loaded) -> None:
+        """Before saving a change that makes it a bot's turn, put that turn in the due set:
+        a process dying between the save and the enqueue cannot lose it."""
+        seat = loaded.bot_to_act
+        if seat is not None:
+            self.bots.expect(loaded.record.id, loaded.record.version, loaded.record.seats[seat].bot_level)
 
     def _schedule_bot(self, loaded: Loaded) -> None:
         seat = loaded.bot_to_act

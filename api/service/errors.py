@@ -55,6 +55,13 @@ class Unauthorized(ServiceError):
     title = "Invalid seat token"
 
 
+class TicketRejected(ServiceError):
+    """A stream ticket that is unknown, spent, expired, or of another match."""
+
+    status = 401
+    title = "Invalid stream ticket"
+
+
 class VersionConflict(ServiceError):
     """The move names a version that is no longer current (extra: current_version)."""
 

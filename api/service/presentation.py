@@ -247,14 +247,19 @@ def listing(store: Store, limit: int, game: str | None, status: MatchStatus | No
 
 
 def bot_activity(store: Store, loaded: Loaded) -> BotActivity | None:
-    """What the bot to act is doing: queued, or thinking with its progress so far."""
+    """What the bot to act is doing: queued, thinking with its progress so far, or failed
+    (re-enqueued too often in a row: the sweeper tries again later)."""
     seat = loaded.bot_to_act
     if seat is None:
         return None
     record = loaded.record
     level = record.seats[seat].bot_level
     progress = store.bot_progress(record.id)
-    if progress.get("version") != str(record.version) or progress.get("status") != BotStatus.THINKING:
+    if progress.get("version") != str(record.version):
+        return BotActivity(seat, level)
+    if progress.get("status") == BotStatus.FAILED:
+        return BotActivity(seat, level, BotStatus.FAILED)
+    if progress.get("status") != BotStatus.THINKING:
         return BotActivity(seat, level)
     best_move = None
     # The move a bot leans to would reveal its hidden hand: shown only in open games.

@@ -43,7 +43,7 @@ def wait(service: MatchService, caller: Caller, after_version: int, timeout: flo
         loaded = service.load(match_id)  # a change made before the subscription was confirmed
         while loaded.record.version <= after_version:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or waiter.gone or service.notifications.draining:
+            if remaining <= 0 or waiter.hung_up() or service.notifications.draining:
                 break
             notes = waiter.wait(remaining)
             if not notes or any(_passes(note, after_version) for note in notes):
@@ -88,14 +88,14 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
                 if activity is not None:
                     yield sse("bot", schemas.BOT_ACTIVITY.dump(activity))
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or waiter.gone:
+            if remaining <= 0 or waiter.hung_up():
                 return
             if service.notifications.draining:
                 yield sse("reconnect", {})
                 return
             asked = time.monotonic()
             notes = waiter.wait(min(remaining, config.SSE_KEEPALIVE_SECONDS))
-            if waiter.gone:
+            if waiter.hung_up():
                 return
             if not notes and time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
                 yield ": keep-alive\n\n"

@@ -1,5 +1,16 @@
-"""The Magic Cube (`cube`): the rules in `engine.cube.game`, a careful hand policy in `engine.cube.policy`."""
+"""The Magic Cube (`cube`): dexterity and luck, simulated; rules C1–C16 in rules/cube.md.
 
-from engine.cube.game import GAME, CubeGame, CubeState
+Modules, vocabulary first: `cards` (object kinds, sides, faces and their
+tables), `moves` (value objects, JSON), `state` (the state and its snapshots),
+`rules` (transitions, legal moves, checks, the end), `views` (views, log,
+determinization), `fast` (the search's playout and the careful hand policy),
+`game` (the protocol).
+"""
 
-__all__ = ["GAME", "CubeGame", "CubeState"]
+from engine.cube.game import CubeGame
+from engine.cube.moves import Choose, Fall, First, Roll, Rolled, Turn
+from engine.cube.state import CubeState
+
+GAME = CubeGame()
+
+__all__ = ["GAME", "Choose", "CubeGame", "CubeState", "Fall", "First", "Roll", "Rolled", "Turn"]

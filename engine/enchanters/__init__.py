@@ -1,10 +1,10 @@
 """The Enchanters' Gathering (rules/enchanters.md): set collection with hidden hands and rewards.
 
 Modules, vocabulary first: `cards` (cards, piles, objects), `sets` (the set
-rule, Air declarations, the seven patterns), `moves` (moves and their JSON),
-`state` (the state and its snapshots), `rules` (transitions, legal moves,
-checks), `views` (views, log redaction,
-determinization), `policy` (the greedy default playout the search uses),
+rule, Air declarations, the seven patterns: a helper of `rules` and `fast`),
+`moves` (moves and their JSON), `state` (the state and its snapshots), `rules`
+(transitions, legal moves, checks, the end), `views` (views, log redaction,
+determinization), `fast` (the greedy default playout the search uses),
 `game` (the protocol).
 
 Choices where the rules are silent:

@@ -65,14 +65,6 @@ NAMES: tuple[str, ...] = tuple(_name(c) for c in range(NUM_CARDS))
 CARD_BY_NAME: dict[str, Card] = {name: c for c, name in enumerate(NAMES)}
 
 
-def is_elemental(card: Card) -> bool:
-    return card >= ELEMENTAL_FIRST
-
-
-def is_trick(card: Card) -> bool:
-    return TRICK_FIRST <= card < ELEMENTAL_FIRST
-
-
 def is_air(card: Card) -> bool:
     return AIR_FIRST <= card < TRICK_FIRST
 
@@ -122,11 +114,3 @@ NEW_GATHERING_CARDS = 8
 MASTER_POINTS = 5
 WIN_POINTS = 15
 HAND_LIMIT = 5
-
-
-def object_code(pile: int, value: int) -> int:
-    return pile * 8 + value
-
-
-def pile_letter(code: int) -> str:
-    return PILE_LETTERS[code >> 3]

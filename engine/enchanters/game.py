@@ -6,17 +6,14 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import CHANCE, TERMINAL, Game, GameInfo, Outcome, ranks_for
-from engine.enchanters import policy, rules, views
+from engine.core import Game, GameInfo, Json, Outcome, Seat
+from engine.enchanters import fast, rules, views
 from engine.enchanters import state as states
-from engine.enchanters.moves import MOVE_SCHEMA, move_from_json
-from engine.enchanters.state import OVER, TAKE1, EnchantersState
-
-#: A loser's return: this share of their points out of 15 (winners get 1).
-LOSER_POINTS_SHARE = 0.1
+from engine.enchanters.moves import MOVE_SCHEMA, EnchantersMove, move_from_json
+from engine.enchanters.state import OVER, EnchantersState
 
 
-class EnchantersGame(Game):
+class EnchantersGame(Game[EnchantersState, EnchantersMove]):
     """The Enchanters' Gathering (rules/enchanters.md, E1–E23)."""
 
     info = GameInfo(
@@ -30,7 +27,6 @@ class EnchantersGame(Game):
         summary="Set collection: gather three Enchanters, earn hidden Magic Objects, reach 15 Spell Points.",
         move_schema=MOVE_SCHEMA,
     )
-    snapshot_version = states.SNAPSHOT_VERSION
 
     # life cycle ------------------------------------------------------------
 
@@ -44,78 +40,65 @@ class EnchantersGame(Game):
         return state.n
 
     def current_player(self, state: EnchantersState) -> int:
-        phase = state.phase
-        if phase < TAKE1:
-            return CHANCE
-        return TERMINAL if phase == OVER else state.turn
+        return rules.current_player(state)
 
     def is_terminal(self, state: EnchantersState) -> bool:
         return state.phase == OVER
 
-    def chance_outcomes(self, state: EnchantersState) -> list[tuple[Any, float]]:
+    # moves and chance --------------------------------------------------------
+
+    def chance_outcomes(self, state: EnchantersState) -> list[tuple[EnchantersMove, float]]:
         return rules.chance_outcomes(state)
 
-    def sample_chance(self, state: EnchantersState, rng: random.Random) -> Any:
+    def sample_chance(self, state: EnchantersState, rng: random.Random) -> EnchantersMove:
         return rules.sample_chance(state, rng)
 
-    def legal_moves(self, state: EnchantersState) -> list[Any]:
+    def legal_moves(self, state: EnchantersState) -> list[EnchantersMove]:
         return rules.legal_moves(state)
 
-    def step(self, state: EnchantersState, move: Any) -> None:
-        rules.step(state, move)
-
-    def check_move(self, state: EnchantersState, move: Any) -> None:
+    def check_move(self, state: EnchantersState, move: EnchantersMove) -> None:
         rules.check_move(state, move)
 
-    def playout(self, state: EnchantersState, rng: random.Random) -> tuple[float, ...]:
-        """The cheap greedy policy of `policy.playout` and sampled chance to the end (heavy playout)."""
-        policy.playout(state, rng)
-        return self.returns(state)
-
-    def heuristic_move(self, state: EnchantersState, rng: random.Random) -> Any:
-        """The greedy playout policy's move (`policy.policy_move`)."""
-        return policy.policy_move(state, rng)
+    def step(self, state: EnchantersState, move: EnchantersMove) -> None:
+        rules.step(state, move)
 
     # results ---------------------------------------------------------------
 
     def outcome(self, state: EnchantersState) -> Outcome | None:
-        if state.phase != OVER:
-            return None
-        scores = tuple(float(rules.points(state, p)) for p in range(state.n))
-        keys = [(p in state.winners, scores[p]) for p in range(state.n)]
-        return Outcome(
-            scores=scores,
-            winners=state.winners,
-            reason=states.REASONS[state.reason],
-            ranks=ranks_for(keys),
-        )
+        return rules.outcome(state)
 
     def returns(self, state: EnchantersState) -> tuple[float, ...]:
-        """1 for a winner; a loser gets LOSER_POINTS_SHARE x points / 15 (below 0.1)."""
-        winners = state.winners
-        return tuple(
-            1.0 if p in winners else LOSER_POINTS_SHARE * min(rules.points(state, p), 14) / 15
-            for p in range(state.n)
-        )
+        return rules.returns(state)
+
+    # search ------------------------------------------------------------------
+
+    def playout(self, state: EnchantersState, rng: random.Random) -> tuple[float, ...]:
+        """The cheap greedy policy of `fast.playout` and sampled chance to the end (heavy playout)."""
+        fast.playout(state, rng)
+        return rules.returns(state)
+
+    def heuristic_move(self, state: EnchantersState, rng: random.Random) -> EnchantersMove:
+        """The greedy playout policy's move (`fast.policy_move`)."""
+        return fast.policy_move(state, rng)
+
+    def determinize(self, state: EnchantersState, seat: Seat, rng: random.Random) -> EnchantersState:
+        return views.determinize(state, seat, rng)
 
     # information -------------------------------------------------------------
 
-    def view(self, state: EnchantersState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: EnchantersState, seat: Seat | None) -> dict[str, Json]:
         return views.view(state, seat)
 
-    def log_entry(self, state: EnchantersState, move: Any, seat: int | None) -> Any:
+    def log_entry(self, state: EnchantersState, move: EnchantersMove, seat: Seat | None) -> Json:
         return views.log_entry(state, move, seat)
-
-    def determinize(self, state: EnchantersState, seat: int, rng: random.Random) -> EnchantersState:
-        return views.determinize(state, seat, rng)
 
     # serialisation -------------------------------------------------------------
 
-    def move_from_json(self, data: Any) -> Any:
+    def move_from_json(self, data: Json) -> EnchantersMove:
         return move_from_json(data)
 
-    def encode(self, state: EnchantersState) -> dict[str, Any]:
+    def encode(self, state: EnchantersState) -> dict[str, Json]:
         return states.encode(state)
 
-    def decode(self, data: Mapping[str, Any]) -> EnchantersState:
+    def decode(self, data: Mapping[str, Json]) -> EnchantersState:
         return states.decode(data)

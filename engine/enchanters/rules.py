@@ -8,8 +8,9 @@ step 2, refills, reshuffles, the next turn) until a player or chance must act.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import cast
 
+from engine.core import CHANCE, TERMINAL, Outcome, Termination, ranks_for
 from engine.enchanters.cards import (
     CHAOS,
     ELEMENTAL_FIRST,
@@ -20,10 +21,10 @@ from engine.enchanters.cards import (
     IDEM,
     MASTER_POINTS,
     NAMES,
+    NUM_CARDS,
     NUM_PILES,
     PERICULUM,
     PERICULUM_BIT,
-    PILE_LETTERS,
     PROXIMA,
     STONE,
     TRICK_FIRST,
@@ -40,11 +41,17 @@ from engine.enchanters.moves import (
     NUM_TOWERS,
     PASS,
     TAKES,
+    Discard,
+    Draw,
     DrawObject,
+    EnchantersMove,
+    First,
     Gather,
+    Pass,
     PlayTrick,
+    Take,
 )
-from engine.enchanters.sets import effective_chars, gatherings, pattern_of
+from engine.enchanters.sets import Declaration, effective_chars, gatherings, pattern_of
 from engine.enchanters.state import (
     ACT,
     DISCARD,
@@ -59,6 +66,7 @@ from engine.enchanters.state import (
     PILES_EMPTY,
     PLAIN,
     PROXIMA_PAYOUT,
+    REASONS,
     REFILL,
     SPECIAL_VICTORY,
     STALEMATE,
@@ -81,7 +89,18 @@ _STEP_TEXT = {
 }
 
 
-# --- points and the end (E19–E23) ------------------------------------------------
+# --- who acts ----------------------------------------------------------------------
+
+
+def current_player(s: EnchantersState) -> int:
+    """The seat to act, CHANCE or TERMINAL."""
+    phase = s.phase  # chance phases < TAKE1 <= player phases < OVER
+    if phase < TAKE1:
+        return CHANCE
+    return TERMINAL if phase == OVER else s.turn
+
+
+# --- points and end checks (E19–E23) ------------------------------------------------
 
 
 def points(s: EnchantersState, seat: int) -> int:
@@ -177,25 +196,27 @@ def end_on_points(s: EnchantersState, reason: int) -> None:
 # --- transitions -------------------------------------------------------------------
 
 
-def step(s: EnchantersState, move: Any) -> None:
+def step(s: EnchantersState, move: EnchantersMove) -> None:
     """Apply a legal move in place (unchecked), then run the automatic steps."""
     kind = move[-1]
     if kind == "draw":
-        _draw(s, move[0])
+        _draw(s, cast(Draw, move).card)
     elif kind == "object":
-        _object(s, move[1])
+        _object(s, cast(DrawObject, move).value)
     elif kind == "take":
-        _take(s, move[0])
+        _take(s, cast(Take, move).spot)
     elif kind == "gather":
-        _gather(s, move[0], move[1], move[2])
+        gather = cast(Gather, move)
+        _gather(s, gather.cards, gather.tower, gather.air)
     elif kind == "trick":
-        _trick(s, move[0], move[1])
+        trick = cast(PlayTrick, move)
+        _trick(s, trick.trick, trick.tower)
     elif kind == "pass":
         s.phase = DISCARD
     elif kind == "discard":
-        _discard(s, move[0])
+        _discard(s, cast(Discard, move).card)
     else:  # first
-        s.turn = move[0]
+        s.turn = cast(First, move).seat
         s.phase = TAKE1
     if s.phase != OVER:
         advance(s)
@@ -285,13 +306,15 @@ def _finish_payout(s: EnchantersState, seat: int, kind: int) -> None:
 
 def gathering_pattern(cards: tuple[int, ...], air: tuple[tuple[int, int, int], ...]) -> int:
     """The pattern of three cards with their Air declarations, -1 if they do not gather."""
-    chars = [effective_chars(c, air) for c in cards]
-    if None in chars:
+    x, y, z = (effective_chars(c, air) for c in cards)
+    if x is None or y is None or z is None:
         return -1
-    return pattern_of(chars[0], chars[1], chars[2])  # type: ignore[arg-type]
+    return pattern_of(x, y, z)
 
 
-def _gather(s: EnchantersState, cards: tuple[int, ...], tower: int, air: tuple, pattern: int = -1) -> None:
+def _gather(
+    s: EnchantersState, cards: tuple[int, ...], tower: int, air: tuple[Declaration, ...], pattern: int = -1
+) -> None:
     """E6/E7: the cards leave hand and Towers, fill the chosen Tower, and the payouts queue up.
 
     `pattern` may be given by a caller that already knows it (the playout policy).
@@ -316,7 +339,7 @@ def _gather(s: EnchantersState, cards: tuple[int, ...], tower: int, air: tuple, 
     towers[tower] = mask
     paying = next_pile(s, pattern)
     s.last_pile = paying
-    queue = ((seat, pattern, WITH_NEW_GATHERING if all_from_hand else PLAIN),)
+    queue: tuple[tuple[int, int, int], ...] = ((seat, pattern, WITH_NEW_GATHERING if all_from_hand else PLAIN),)
     if s.proxima >= 0 and s.proxima != seat:
         queue += ((s.proxima, paying, PROXIMA_PAYOUT),)
     s.queue = queue
@@ -433,10 +456,10 @@ def advance(s: EnchantersState) -> None:
             return
 
 
-# --- moves -------------------------------------------------------------------------
+# --- moves and chance ----------------------------------------------------------------
 
 
-def legal_moves(s: EnchantersState) -> list[Any]:
+def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
     """The moves of the player to act (empty at chance and at the end)."""
     phase = s.phase
     if phase in (TAKE1, TAKE2):
@@ -447,7 +470,7 @@ def legal_moves(s: EnchantersState) -> list[Any]:
         return []
     hand = s.hands[s.turn]
     towers = s.towers
-    moves: list[Any] = [
+    moves: list[EnchantersMove] = [
         Gather(cards, t, decl)
         for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, towers[0] | towers[1] | towers[2])
         for t in _targets(towers, cards)
@@ -475,7 +498,7 @@ def _targets(towers: list[int], cards: tuple[int, ...]) -> list[int]:
     return out
 
 
-def chance_outcomes(s: EnchantersState) -> list[tuple[Any, float]]:
+def chance_outcomes(s: EnchantersState) -> list[tuple[EnchantersMove, float]]:
     """Every chance outcome with its probability."""
     phase = s.phase
     if phase in (REFILL, VADEMECUM_DRAW):
@@ -492,7 +515,7 @@ def chance_outcomes(s: EnchantersState) -> list[tuple[Any, float]]:
     return []
 
 
-def sample_chance(s: EnchantersState, rng: random.Random) -> Any:
+def sample_chance(s: EnchantersState, rng: random.Random) -> EnchantersMove:
     """One chance outcome, drawn with its probability (without listing them all)."""
     phase = s.phase
     if phase in (REFILL, VADEMECUM_DRAW):
@@ -516,50 +539,94 @@ def _random_card(mask: int, rng: random.Random) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-def check_move(s: EnchantersState, move: Any) -> None:
+def check_move(s: EnchantersState, move: EnchantersMove) -> None:
     """Raise IllegalMove naming the rule unless `move` is legal now."""
     phase = s.phase
     if phase == OVER:
         raise IllegalMove("game_over", "the game is over", move)
-    kind = move[-1] if isinstance(move, tuple) and move else None
+    kind = _kind_of(move)
+    if kind is None:
+        raise IllegalMove("illegal", f"{move!r} is not a well-formed move of this game", move)
     if phase < TAKE1:
-        _check_chance(s, move, kind)
+        _check_chance(s, move)
         return
-    if kind in ("draw", "object", "first"):
+    if isinstance(move, (Draw, DrawObject, First)):
         raise IllegalMove("chance", f"{move!r} is a chance outcome, not a player's move", move)
     rule = _STEP_RULE[phase]
-    if kind == "take":
+    if isinstance(move, Take):
         if phase not in (TAKE1, TAKE2):
             raise IllegalMove("E9", f"two table cards a turn, no more: {_STEP_TEXT[phase]}", move)
-        if not 0 <= move[0] < 4 or s.table[move[0]] < 0:
-            raise IllegalMove("E9", f"table spot {move[0]} is empty", move)
-    elif kind in ("gather", "trick", "pass"):
+        if not 0 <= move.spot < 4 or s.table[move.spot] < 0:
+            raise IllegalMove("E9", f"table spot {move.spot} is empty", move)
+    elif isinstance(move, (Gather, PlayTrick, Pass)):
         if phase != ACT:
             if s.skip_act and phase == DISCARD:
                 raise IllegalMove("E18", "a Periculum came in step 1: step 2 is skipped", move)
             raise IllegalMove(rule, _STEP_TEXT[phase], move)
-        if kind == "gather":
+        if isinstance(move, Gather):
             _check_gather(s, move)
-        elif kind == "trick":
+        elif isinstance(move, PlayTrick):
             _check_trick(s, move)
-    elif kind == "discard":
+    else:  # Discard
         if phase != DISCARD:
             raise IllegalMove(rule, _STEP_TEXT[phase], move)
-        if not s.hands[s.turn] >> move[0] & 1:
-            raise IllegalMove("E11", f"{NAMES[move[0]]} is not in your hand", move)
-    else:
-        raise IllegalMove("illegal", f"{move!r} is not a move of this game", move)
+        if not s.hands[s.turn] >> move.card & 1:
+            raise IllegalMove("E11", f"{NAMES[move.card]} is not in your hand", move)
 
 
-def _check_chance(s: EnchantersState, move: Any, kind: Any) -> None:
+_CLASSES: dict[str, type[EnchantersMove]] = {
+    "take": Take, "gather": Gather, "trick": PlayTrick, "pass": Pass,
+    "discard": Discard, "draw": Draw, "object": DrawObject, "first": First,
+}
+
+
+def _kind_of(move: object) -> str | None:
+    """The `type` of a well-formed move of this game, else None.
+
+    Hand-made moves reach `check_move` too: past this test every field has the right type, and
+    every card a mask is shifted by is a card; the rule checks name what else is out of range.
+    """
+    if not isinstance(move, tuple) or not move:
+        return None
+    kind = move[-1]
+    if not isinstance(kind, str) or type(move) is not _CLASSES.get(kind):
+        return None
+    if isinstance(move, (Take, Discard, Draw, First)):
+        return kind if _is_small(move[0], NUM_CARDS) else None
+    if isinstance(move, DrawObject):
+        return kind if _is_small(move.pile, NUM_PILES) and _is_small(move.value, 6) else None
+    if isinstance(move, PlayTrick):
+        return kind if _is_small(move.trick, NUM_CARDS) and type(move.tower) is int else None
+    if isinstance(move, Gather):
+        cards, air = move.cards, move.air
+        well_formed = (
+            isinstance(cards, tuple) and len(cards) == 3 and all(type(c) is int for c in cards)
+            and type(move.tower) is int
+            and isinstance(air, tuple)
+            and all(
+                isinstance(d, tuple) and len(d) == 3 and _is_small(d[0], NUM_CARDS)
+                and _is_small(d[1], 3) and _is_small(d[2], 3)
+                for d in air
+            )
+        )
+        return kind if well_formed else None
+    return kind  # Pass
+
+
+def _is_small(value: object, limit: int) -> bool:
+    """Whether `value` is an int in 0..limit-1 (a bool is not)."""
+    return type(value) is int and 0 <= value < limit
+
+
+def _check_chance(s: EnchantersState, move: EnchantersMove) -> None:
     phase = s.phase
     if phase in (REFILL, VADEMECUM_DRAW):
-        ok = kind == "draw" and s.deck >> move[0] & 1
+        ok = isinstance(move, Draw) and bool(s.deck >> move.card & 1)
     elif phase == FIRST:
-        ok = kind == "first" and 0 <= move[0] < s.n
+        ok = isinstance(move, First) and 0 <= move.seat < s.n
     else:
         pile = next_pile(s, s.queue[0][1])
-        ok = kind == "object" and move[0] == pile and 0 <= move[1] <= 5 and s.piles[pile][move[1]] > 0
+        ok = isinstance(move, DrawObject) and move.pile == pile and s.piles[pile][move.value] > 0
     if not ok:
         raise IllegalMove("chance", f"{move!r} is not a possible chance outcome now", move)
 
@@ -610,5 +677,30 @@ def _check_trick(s: EnchantersState, move: PlayTrick) -> None:
         raise IllegalMove("E10", f"only Exodus names a Tower, not {NAMES[trick]}", move)
 
 
-def pile_name(pile: int) -> str:
-    return PILE_LETTERS[pile]
+# --- the end -------------------------------------------------------------------------
+
+#: A loser's return: this share of their points out of 15 (winners get 1).
+LOSER_POINTS_SHARE = 0.1
+
+
+def outcome(s: EnchantersState) -> Outcome | None:
+    """Spell Points, the winners (E21–E23) and ranks (winners first, then by points) once over."""
+    if s.phase != OVER:
+        return None
+    scores = tuple(float(points(s, p)) for p in range(s.n))
+    keys = [(p in s.winners, scores[p]) for p in range(s.n)]
+    return Outcome(
+        scores=scores,
+        winners=s.winners,
+        reason=Termination(REASONS[s.reason]),
+        ranks=ranks_for(keys),
+    )
+
+
+def returns(s: EnchantersState) -> tuple[float, ...]:
+    """1 for a winner; a loser gets LOSER_POINTS_SHARE x points / 15 (below 0.1)."""
+    winners = s.winners
+    return tuple(
+        1.0 if p in winners else LOSER_POINTS_SHARE * min(points(s, p), 14) / 15
+        for p in range(s.n)
+    )

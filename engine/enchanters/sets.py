@@ -23,10 +23,8 @@ Chars = tuple[int, int, int]           # (aspect, school, element)
 Declaration = tuple[int, int, int]     # (air card, school, element)
 Gathering = tuple[tuple[int, int, int], tuple[Declaration, ...], int]  # cards, declarations, pattern
 
-PATTERN_NAMES = "ABCDEFG"
 # index: same_aspect * 4 + same_school * 2 + same_element; -1 is "all three the same"
 _PATTERN_BY_SAME = (6, 5, 4, 2, 3, 1, 0, -1)
-A, B, C, D, E, F, G = range(7)
 
 
 def chars_of(card: Card) -> Chars:
@@ -79,7 +77,7 @@ COMPLETE, PAIR_PATTERN = _build_tables()
 def _two_air_options(airs: tuple[int, int], school: int, element: int) -> list[tuple[tuple[Declaration, ...], int]]:
     """Canonical declarations for two Air Enchanters gathering with one Enchanter: one per pattern."""
     w1, w2 = airs
-    options = []
+    options: list[tuple[tuple[Declaration, ...], int]] = []
     for same_school in (True, False):
         s1, s2 = (school, school) if same_school else ((school + 1) % 3, (school + 2) % 3)
         for same_element in (True, False):

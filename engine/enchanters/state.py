@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.core import State
 from engine.enchanters.cards import (
     ALL_CARDS,
     INITIAL_PILES,
@@ -26,7 +27,6 @@ SNAPSHOT_VERSION = 2  # 2 added `reshuffled`, `peaks` and `pair_extra` (version 
 # phases: chance phases first, then the player's decisions, then the end
 REFILL, FIRST, VADEMECUM_DRAW, OBJECT, TAKE1, TAKE2, ACT, DISCARD, OVER = range(9)
 PHASE_NAMES = ("refill", "first_player", "vademecum", "object", "take", "take", "act", "discard", "over")
-FIRST_DECISION = TAKE1
 
 # why the game ended
 NOT_OVER, FIFTEEN_POINTS, SPECIAL_VICTORY, PILES_EMPTY, STALEMATE = range(5)
@@ -41,7 +41,7 @@ EV_GATHERING, EV_TRICK, EV_PERICULUM = range(3)
 FACE_UP_SPOT = 3
 
 
-class EnchantersState:
+class EnchantersState(State):
     """Everything about a game in progress, true values included."""
 
     __slots__ = (

@@ -1,9 +1,9 @@
 """The Witches' Wheel (`witches`): trick-taking with a turning trump, rules in rules/witches.md.
 
-Modules: `cards` (vocabulary and tables), `moves` (value objects, JSON),
-`state` (the compact state), `rules` (transitions and legality), `fast`
-(determinization and random playout for the search), `view` (views, log,
-snapshots), `game` (the `Game` subclass).
+Modules, vocabulary first: `cards` (cards, colours, bit masks, the wheel's
+tables), `moves` (value objects, JSON), `state` (the state and its snapshots),
+`rules` (transitions, legal moves, checks, the end), `views` (views, log,
+determinization), `fast` (the search's random playout), `game` (the protocol).
 """
 
 from engine.witches.cards import card_name, cards_of, mask_of, parse_card

@@ -14,7 +14,6 @@ Card = int
 CardSet = int  # bit mask over the 54 cards
 
 COLOURS: tuple[str, ...] = ("red", "orange", "yellow", "green", "blue", "violet")  # W1
-VALUES: tuple[int, ...] = tuple(range(1, 10))
 NUM_CARDS = 54
 HAND_SIZE = 6  # W4
 ALL_CARDS: CardSet = (1 << NUM_CARDS) - 1
@@ -116,20 +115,6 @@ KEYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-def trick_winner_index(trick: tuple[Card, ...], trump: Card, increasing: bool) -> int:
-    """Index in `trick` of the winning card: strongest trump, else strongest of the led colour (W8)."""
-    keys = KEYS[increasing][trump]
-    led = COLOUR[trick[0]]
-    best = -1
-    best_index = 0
-    for index, card in enumerate(trick):
-        key = keys[card]
-        if key > best and (key >= TRUMP_BONUS or COLOUR[card] == led):
-            best = key
-            best_index = index
-    return best_index
-
-
 def _led_keys_for(trump: Card, led: int, increasing: bool) -> tuple[int, ...]:
     keys = KEYS[increasing][trump]
     colour = COLOUR[trump]
@@ -139,6 +124,7 @@ def _led_keys_for(trump: Card, led: int, increasing: bool) -> tuple[int, ...]:
 
 
 #: LED_KEYS[increasing][trump][led colour][card]: KEYS, with -1 for cards that cannot win (W8).
+#: The one definition of a trick's winner: the card with the highest key (the rules and the playout).
 LED_KEYS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
     tuple(
         tuple(_led_keys_for(trump, led, increasing) for led in range(len(COLOURS)))

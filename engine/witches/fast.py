@@ -1,4 +1,4 @@
-"""The search's hot paths: determinization and a tight random playout.
+"""The search's hot path: a tight random playout.
 
 `playout` is distributionally the generic loop of `Game.playout` (uniform legal
 moves, uniform chance, a trump decision uniform over keep + each captured card)
@@ -8,38 +8,11 @@ back at the end.
 
 from __future__ import annotations
 
-import random as _random
+import random
 
 from engine.witches.cards import BIT, COLOUR, LED_KEYS, cards_of
 from engine.witches.rules import returns
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
-
-
-def determinize(state: WitchesState, seat: int, rng: _random.Random) -> WitchesState:
-    """A copy where the cards `seat` has not seen (other hands ∪ pile) are dealt anew, uniformly."""
-    s = state.clone()
-    hands = s.hands
-    unseen = s.pile
-    for other, hand in enumerate(hands):
-        if other != seat:
-            unseen |= hand
-    cards = cards_of(unseen)
-    left = len(cards)
-    bits = rng.getrandbits
-    for other, hand in enumerate(hands):
-        if other == seat or not hand:
-            continue
-        mask = 0
-        for _ in range(hand.bit_count()):
-            i = bits(32) * left >> 32
-            left -= 1
-            mask |= BIT[cards[i]]
-            cards[i] = cards[left]
-        hands[other] = mask
-        unseen ^= mask
-    s.pile = unseen
-    return s
-
 
 #: SEATS_FROM[n][seat]: the n seats clockwise starting at `seat`
 SEATS_FROM: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
@@ -53,7 +26,7 @@ FOLLOWERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-def playout(s: WitchesState, rng: _random.Random) -> tuple[float, ...]:
+def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     """Play uniformly random moves and chance to the end, in place; return `returns(s)`."""
     phase = s.phase
     if phase == OVER:

@@ -6,15 +6,15 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import CHANCE, TERMINAL, Game, GameInfo, OptionSpec, Outcome, ranks_for
-from engine.witches import fast, rules
-from engine.witches import view as views
-from engine.witches.cards import WHEEL_SIDES, score_of
-from engine.witches.moves import MOVE_SCHEMA, move_from_json
-from engine.witches.state import OVER, PLAY, WitchesState
+from engine.core import Game, GameInfo, Json, OptionSpec, Outcome, Seat
+from engine.witches import fast, rules, views
+from engine.witches import state as states
+from engine.witches.cards import WHEEL_SIDES
+from engine.witches.moves import MOVE_SCHEMA, WitchesMove, move_from_json
+from engine.witches.state import OVER, WitchesState
 
 
-class WitchesGame(Game):
+class WitchesGame(Game[WitchesState, WitchesMove]):
     """The Witches' Wheel (rules/witches.md, W1–W14)."""
 
     info = GameInfo(
@@ -36,7 +36,6 @@ class WitchesGame(Game):
         summary="Trick-taking with a turning trump: capture witches, or give one up to become the trump.",
         move_schema=MOVE_SCHEMA,
     )
-    snapshot_version = views.SNAPSHOT_VERSION
 
     # life cycle ------------------------------------------------------------
 
@@ -50,57 +49,61 @@ class WitchesGame(Game):
         return state.n
 
     def current_player(self, state: WitchesState) -> int:
-        phase = state.phase  # chance phases < PLAY < DECIDE < OVER
-        if phase < PLAY:
-            return CHANCE
-        return TERMINAL if phase == OVER else state.turn
+        return rules.current_player(state)
 
     def is_terminal(self, state: WitchesState) -> bool:
         return state.phase == OVER
 
-    # the hot paths are the rule functions themselves (no method indirection)
-    step = staticmethod(rules.step)
-    legal_moves = staticmethod(rules.legal_moves)
-    chance_outcomes = staticmethod(rules.chance_outcomes)
-    sample_chance = staticmethod(rules.sample_chance)
-    check_move = staticmethod(rules.check_move)
-    returns = staticmethod(rules.returns)
+    # moves and chance --------------------------------------------------------
 
-    def playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random play to the end, in place (fast path, see `fast.playout`)."""
-        return fast.playout(state, rng)
+    def chance_outcomes(self, state: WitchesState) -> list[tuple[WitchesMove, float]]:
+        return rules.chance_outcomes(state)
 
-    def determinize(self, state: WitchesState, seat: int, rng: random.Random) -> WitchesState:
-        """Redeal the cards `seat` has not seen: other hands and the pile."""
-        return fast.determinize(state, seat, rng)
+    def sample_chance(self, state: WitchesState, rng: random.Random) -> WitchesMove:
+        return rules.sample_chance(state, rng)
+
+    def legal_moves(self, state: WitchesState) -> list[WitchesMove]:
+        return rules.legal_moves(state)
+
+    def check_move(self, state: WitchesState, move: WitchesMove) -> None:
+        rules.check_move(state, move)
+
+    def step(self, state: WitchesState, move: WitchesMove) -> None:
+        rules.step(state, move)
+
+    # results ---------------------------------------------------------------
 
     def outcome(self, state: WitchesState) -> Outcome | None:
-        """Scores, winners (W14 tie-break by captured cards) and ranks once all hands are empty."""
-        if state.phase != OVER:
-            return None
-        keys = [(score_of(mask), mask.bit_count()) for mask in state.captured]
-        return Outcome(
-            scores=tuple(float(score) for score, _ in keys),
-            winners=tuple(rules.winners(state)),
-            reason="hands_empty",
-            ranks=ranks_for(keys),
-        )
+        return rules.outcome(state)
+
+    def returns(self, state: WitchesState) -> tuple[float, ...]:
+        return rules.returns(state)
+
+    # search ------------------------------------------------------------------
+
+    def playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
+        """Uniformly random play to the end, in place (`fast.playout`)."""
+        return fast.playout(state, rng)
+
+    def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
+        """Redeal the cards `seat` has not seen: other hands and the pile."""
+        return views.determinize(state, seat, rng)
 
     # information -------------------------------------------------------------
 
-    def view(self, state: WitchesState, seat: int | None) -> dict[str, Any]:
+    def view(self, state: WitchesState, seat: Seat | None) -> dict[str, Json]:
         return views.view(state, seat)
 
-    def log_entry(self, state: WitchesState, move: Any, seat: int | None) -> Any:
+    def log_entry(self, state: WitchesState, move: WitchesMove, seat: Seat | None) -> Json:
         return views.log_entry(state, move, seat)
 
     # serialisation -------------------------------------------------------------
 
-    def move_from_json(self, data: Any) -> Any:
+    def move_from_json(self, data: Json) -> WitchesMove:
         return move_from_json(data)
 
-    def encode(self, state: WitchesState) -> dict[str, Any]:
-        return views.encode(state)
+    def encode(self, state: WitchesState) -> dict[str, Json]:
+        return states.encode(state)
 
-    def decode(self, data: Mapping[str, Any]) -> WitchesState:
-        return views.decode(data)
+    def decode(self, data: Mapping[str, Json]) -> WitchesState:
+        return states.decode(data)

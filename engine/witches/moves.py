@@ -156,7 +156,7 @@ TRUMP_CHUNKS = _chunk_table(TRUMPS)
 #: Append to `out` the move of each card in a mask, read from PLAY_CHUNKS or TRUMP_CHUNKS.
 moves_of = expand
 
-_BY_CARD: dict[str, tuple[Any, ...]] = {
+_BY_CARD: dict[str, tuple[WitchesMove, ...]] = {
     "play": PLAYS,
     "trump": TRUMPS,
     "deal": DEALS,

@@ -6,17 +6,18 @@ breaks. Both dispatch on the state's phase, most frequent first.
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from typing import Any, cast
 
+from engine.core import CHANCE, TERMINAL, Outcome, Termination, ranks_for
 from engine.errors import IllegalMove
 from engine.witches.cards import (
     BIT,
     COLOUR,
-    KEYS,
+    LED_KEYS,
     NAMES,
     NUM_CARDS,
     SCORE18,
-    TRUMP_BONUS,
     cards_of,
     score_of,
 )
@@ -35,6 +36,7 @@ from engine.witches.moves import (
     Play,
     Reveal,
     Trump,
+    WitchesMove,
     moves_of,
 )
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
@@ -42,14 +44,25 @@ from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, 
 CHANCE_PHASES = (DEAL, REVEAL, FIRST, DRAW)
 
 
+# --- who acts -------------------------------------------------------------------
+
+
+def current_player(s: WitchesState) -> int:
+    """The seat to act, CHANCE or TERMINAL."""
+    phase = s.phase  # chance phases < PLAY < DECIDE < OVER
+    if phase < PLAY:
+        return CHANCE
+    return TERMINAL if phase == OVER else s.turn
+
+
 # --- transitions --------------------------------------------------------------
 
 
-def step(s: WitchesState, move: Any) -> None:
+def step(s: WitchesState, move: WitchesMove) -> None:
     """Apply `move` in place, unchecked (the search's hot path)."""
     phase = s.phase
     if phase == PLAY:  # W7
-        card = move.card
+        card = cast(Play, move).card
         turn = s.turn
         s.hands[turn] ^= BIT[card]
         trick = s.trick + (card,)
@@ -60,7 +73,7 @@ def step(s: WitchesState, move: Any) -> None:
             _finish_trick(s, trick)
     elif phase == DECIDE:  # W11
         if move.type == "trump":
-            card = move.card
+            card = cast(Trump, move).card
             s.captured[s.turn] ^= BIT[card]
             s.discard |= BIT[s.trump]
             s.trump = card
@@ -71,7 +84,7 @@ def step(s: WitchesState, move: Any) -> None:
         else:
             s.phase = PLAY
     elif phase == DRAW:  # W12: the winner first, then clockwise
-        bit = BIT[move.card]
+        bit = BIT[cast(Draw, move).card]
         turn = s.turn
         s.hands[turn] |= bit
         s.pile ^= bit
@@ -82,7 +95,7 @@ def step(s: WitchesState, move: Any) -> None:
             s.phase = PLAY
             s.turn = s.leader
     elif phase == DEAL:  # W4
-        bit = BIT[move.card]
+        bit = BIT[cast(Deal, move).card]
         turn = s.turn
         s.hands[turn] |= bit
         s.pile ^= bit
@@ -91,11 +104,12 @@ def step(s: WitchesState, move: Any) -> None:
         if not s.pending:
             s.phase = REVEAL
     elif phase == REVEAL:  # W5
-        s.pile ^= BIT[move.card]
-        s.trump = move.card
+        card = cast(Reveal, move).card
+        s.pile ^= BIT[card]
+        s.trump = card
         s.phase = FIRST
     elif phase == FIRST:  # W6
-        s.turn = s.leader = move.seat
+        s.turn = s.leader = cast(First, move).seat
         s.phase = PLAY
     else:
         raise IllegalMove("game_over", "the game is over", move)
@@ -103,16 +117,14 @@ def step(s: WitchesState, move: Any) -> None:
 
 def _finish_trick(s: WitchesState, trick: tuple[int, ...]) -> None:
     """W8–W10, W13: decide the winner, capture, and move on to the trump decision or the end."""
-    keys = KEYS[s.increasing][s.trump]
-    led = COLOUR[trick[0]]
+    keys = LED_KEYS[s.increasing][s.trump][COLOUR[trick[0]]]
     best = -1
     index = 0
     mask = 0
     for i, card in enumerate(trick):
         mask |= BIT[card]
-        key = keys[card]
-        if key > best and (key >= TRUMP_BONUS or COLOUR[card] == led):
-            best = key
+        if keys[card] > best:
+            best = keys[card]
             index = i
     leader = s.leader
     winner = (leader + index) % s.n
@@ -134,7 +146,7 @@ def _finish_trick(s: WitchesState, trick: tuple[int, ...]) -> None:
 # --- moves and chance -----------------------------------------------------------
 
 
-def legal_moves(s: WitchesState) -> list[Any]:
+def legal_moves(s: WitchesState) -> list[WitchesMove]:
     """The moves of the seat to act; empty at chance nodes and at the end."""
     phase = s.phase
     if phase == PLAY:
@@ -144,13 +156,13 @@ def legal_moves(s: WitchesState) -> list[Any]:
     return []
 
 
-def chance_outcomes(s: WitchesState) -> list[tuple[Any, float]]:
+def chance_outcomes(s: WitchesState) -> list[tuple[WitchesMove, float]]:
     """Every chance outcome with its probability: a uniform card from the pile, or a seat."""
     phase = s.phase
     if phase == FIRST:
         p = 1.0 / s.n
         return [(FIRSTS[seat], p) for seat in range(s.n)]
-    table = {DEAL: DEALS, REVEAL: REVEALS, DRAW: DRAWS}.get(phase)
+    table = _CARD_CHANCE.get(phase)
     if table is None:
         return []
     cards = cards_of(s.pile)
@@ -158,13 +170,16 @@ def chance_outcomes(s: WitchesState) -> list[tuple[Any, float]]:
     return [(table[c], p) for c in cards]
 
 
-def sample_chance(s: WitchesState, random: Any) -> Any:
-    """One chance outcome, uniformly (`random` is a `random.Random`)."""
+_CARD_CHANCE: dict[int, tuple[WitchesMove, ...]] = {DEAL: DEALS, REVEAL: REVEALS, DRAW: DRAWS}
+
+
+def sample_chance(s: WitchesState, rng: random.Random) -> WitchesMove:
+    """One chance outcome, uniformly."""
     phase = s.phase
     if phase == FIRST:
-        return FIRSTS[int(random.random() * s.n)]
+        return FIRSTS[int(rng.random() * s.n)]
     cards = cards_of(s.pile)
-    card = cards[int(random.random() * len(cards))]
+    card = cards[int(rng.random() * len(cards))]
     if phase == DRAW:
         return DRAWS[card]
     if phase == DEAL:
@@ -174,20 +189,24 @@ def sample_chance(s: WitchesState, random: Any) -> Any:
     raise IllegalMove("chance", "chance does not act now")
 
 
-_CHANCE_TYPES = {DEAL: Deal, REVEAL: Reveal, FIRST: First, DRAW: Draw}
+_CHANCE_TYPES: dict[int, type[WitchesMove]] = {DEAL: Deal, REVEAL: Reveal, FIRST: First, DRAW: Draw}
 _CHANCE_MOVES = (Deal, Reveal, First, Draw)
-_CARD_RANGE = range(NUM_CARDS)
+
+
+def _is_card(card: object) -> bool:
+    """Whether a hand-made move's field is a card index (a bool or a float is not)."""
+    return type(card) is int and 0 <= card < NUM_CARDS
 
 
 def _describe(move: Any) -> str:
     """repr of a move, safe for hand-made moves holding no valid card."""
     card = getattr(move, "card", None)
-    if isinstance(card, int) and card in _CARD_RANGE:
+    if _is_card(card):
         return repr(move)
     return f"{type(move).__name__} with card {card!r}"
 
 
-def check_move(s: WitchesState, move: Any) -> None:
+def check_move(s: WitchesState, move: WitchesMove) -> None:
     """Raise IllegalMove naming the broken rule unless `move` is legal now."""
     phase = s.phase
     if phase == OVER:
@@ -199,17 +218,18 @@ def check_move(s: WitchesState, move: Any) -> None:
         if not isinstance(move, expected):
             raise IllegalMove("chance", f"chance acts now ({expected.__name__}), not a player", move)
         if isinstance(move, First):
-            if not 0 <= move.seat < s.n:
+            if type(move.seat) is not int or not 0 <= move.seat < s.n:
                 raise IllegalMove("chance", f"no seat {move.seat} in a {s.n}-player game", move)
-        elif move.card not in _CARD_RANGE or not s.pile & BIT[move.card]:
+        elif not isinstance(move, (Deal, Reveal, Draw)) or not _is_card(move.card) \
+                or not s.pile & BIT[move.card]:
             raise IllegalMove("chance", f"{_describe(move)} is not a card of the pile", move)
         return
     if isinstance(move, _CHANCE_MOVES):
-        raise IllegalMove("chance", f"{move!r} is a chance outcome, not a player's move", move)
+        raise IllegalMove("chance", f"{_describe(move)} is a chance outcome, not a player's move", move)
     if phase == PLAY:
         if isinstance(move, (Trump, Keep)):
             raise IllegalMove("W11", "a trump decision is only made by a trick's winner, right after it", move)
-        if not isinstance(move, Play) or move.card not in _CARD_RANGE:
+        if not isinstance(move, Play) or not _is_card(move.card):
             raise IllegalMove("W7", f"{_describe(move)} is not a card play", move)
         if not s.hands[s.turn] & BIT[move.card]:
             raise IllegalMove("W7", f"{NAMES[move.card]} is not in seat {s.turn}'s hand", move)
@@ -217,13 +237,26 @@ def check_move(s: WitchesState, move: Any) -> None:
     # DECIDE
     if isinstance(move, Keep):
         return
-    if not isinstance(move, Trump) or move.card not in _CARD_RANGE:
+    if not isinstance(move, Trump) or not _is_card(move.card):
         raise IllegalMove("W11", f"seat {s.turn} must first keep the trump or give up a captured card", move)
     if not s.won & BIT[move.card]:
         raise IllegalMove("W11", f"{NAMES[move.card]} was not captured in the trick just won", move)
 
 
-# --- scoring --------------------------------------------------------------------
+# --- the end -------------------------------------------------------------------
+
+
+def outcome(s: WitchesState) -> Outcome | None:
+    """Scores, winners (W14 tie-break by captured cards) and ranks once all hands are empty (W13)."""
+    if s.phase != OVER:
+        return None
+    keys = [(score_of(mask), mask.bit_count()) for mask in s.captured]
+    return Outcome(
+        scores=tuple(float(score) for score, _ in keys),
+        winners=tuple(winners(s)),
+        reason=Termination.HANDS_EMPTY,
+        ranks=ranks_for(keys),
+    )
 
 
 def scores(s: WitchesState) -> list[int]:
@@ -233,9 +266,7 @@ def scores(s: WitchesState) -> list[int]:
 
 def winners(s: WitchesState) -> list[int]:
     """Most points; ties broken by more captured cards; still tied, all win (W14)."""
-    keys = [(score_of(mask), mask.bit_count()) for mask in s.captured]
-    best = max(keys)
-    return [seat for seat, key in enumerate(keys) if key == best]
+    return _winners(scores(s), s.captured)
 
 
 WIN_WEIGHT = 0.9  # returns: 0.9 for a win (shared ties too) + 0.1 × the seat's share of all points
@@ -244,20 +275,24 @@ WIN_WEIGHT = 0.9  # returns: 0.9 for a win (shared ties too) + 0.1 × the seat's
 def returns(s: WitchesState) -> tuple[float, ...]:
     """Search rewards in [0, 1]: 0.9·win + 0.1·(own points / all points)."""
     table = SCORE18
-    points = []
-    total = 0
-    for mask in s.captured:
-        p = table[mask & 0x3FFFF] + table[mask >> 18 & 0x3FFFF] + table[mask >> 36]
-        points.append(p)
-        total += p
+    points = [
+        table[mask & 0x3FFFF] + table[mask >> 18 & 0x3FFFF] + table[mask >> 36] for mask in s.captured
+    ]
+    share = (1.0 - WIN_WEIGHT) / (sum(points) or 1)
     best = max(points)
-    share = (1.0 - WIN_WEIGHT) / (total or 1)
     if points.count(best) == 1:
         return tuple([WIN_WEIGHT + p * share if p == best else p * share for p in points])
-    # W14: tied on points, more captured cards wins; still tied, all win
-    cards = [mask.bit_count() if p == best else -1 for p, mask in zip(points, s.captured, strict=True)]
-    most = max(cards)
+    won = _winners(points, s.captured)
     return tuple([
-        WIN_WEIGHT + p * share if c == most else p * share
-        for p, c in zip(points, cards, strict=True)
+        WIN_WEIGHT + p * share if seat in won else p * share for seat, p in enumerate(points)
     ])
+
+
+def _winners(points: list[int], captured: list[int]) -> list[int]:
+    """W14 on precomputed points: most points, then most captured cards; still tied, all win."""
+    best = max(points)
+    tied = [seat for seat, p in enumerate(points) if p == best]
+    if len(tied) == 1:
+        return tied
+    most = max(captured[seat].bit_count() for seat in tied)
+    return [seat for seat in tied if captured[seat].bit_count() == most]

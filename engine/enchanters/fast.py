@@ -1,4 +1,4 @@
-"""The search's default playout policy: a cheap greedy player, sampled straight from bit masks.
+"""The search's fast path: the default playout, a cheap greedy player sampled straight from bit masks.
 
 Uniformly random playouts mostly measure luck in a race to 15 points, so the
 playout plays like a plain sensible player (the rules' calibration note):
@@ -45,7 +45,16 @@ from engine.enchanters.cards import (
     PROXIMA,
     VADEMECUM,
 )
-from engine.enchanters.moves import DISCARDS, NUM_TOWERS, PASS, TAKES, Gather, PlayTrick
+from engine.enchanters.moves import (
+    DISCARDS,
+    NUM_TOWERS,
+    PASS,
+    TAKES,
+    EnchantersMove,
+    Gather,
+    Pass,
+    PlayTrick,
+)
 from engine.enchanters.rules import (
     _PROXIMA_BIT,
     _VADEMECUM_BIT,
@@ -365,12 +374,12 @@ def take_spot(s: EnchantersState, rng: random.Random) -> int:
     return FACE_UP_SPOT  # unreachable
 
 
-def policy_move(s: EnchantersState, rng: random.Random) -> Any:
+def policy_move(s: EnchantersState, rng: random.Random) -> EnchantersMove:
     """The policy's move for the player to act (a legal move; not for chance or the end)."""
     phase = s.phase
     if phase == ACT:
         move = act_move(s, pattern_values(s))
-        if move[-1] in ("trick", "pass"):
+        if isinstance(move, (PlayTrick, Pass)):
             return move
         cards, decl, tower, _ = move
         return Gather(cards, tower, decl)
