@@ -60,4 +60,4 @@ openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -32,13 +32,23 @@ _.prior
 _.run_analysis
 # marshmallow response field
 _.win_chance
-# in the OpenAPI contract's enum of analysis statuses, though no code sets it yet (lead: keep or drop?)
-_.FAILED
 # gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
 _.begin
 # gunicorn serves the bench's bare endpoint by name ("api.bench:bare_app()")
 _.bare_app
-# marshmallow query field (GET /v1/matches/{id}/events?last_event_id=)
-_.last_event_id
 # RQ calls a worker's subscribe(); the tests' burst worker overrides it
 _.subscribe
+# PyYAML asks the dumper whether to write anchors (api/openapi.py)
+_.ignore_aliases
+# marshmallow: the clock's fields (read by name) and its @validates_schema hook
+_.move_seconds
+_.bank_seconds
+_.increment_seconds
+_.one_kind
+# Visibility("private") comes from the request body, by value
+_.PRIVATE
+# prometheus-client calls a collector's collect() at scrape time (api/metrics.py)
+_.collect
+# set in a before_request hook, read back with g.get() in the after_request hook
+_.access_started
+_.metrics_started

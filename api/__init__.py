@@ -14,28 +14,35 @@ def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
     from flask import Flask
     from flask.json.provider import DefaultJSONProvider
-    from flask_cors import CORS
+    from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from api import analysis, docs, games, health, matches, play, sweep
+    from api import (
+        analysis,
+        docs,
+        games,
+        health,
+        limits,
+        logs,
+        matches,
+        metrics,
+        play,
+        storage,
+        sweep,
+    )
     from api.connections import match_redis, queue_redis
     from api.errors import register_error_handlers
     from api.service import MatchService
 
     config = config or Config.from_env()
+    logs.configure_logging(config.LOG_LEVEL)
     app = Flask(__name__)
     app.config.update(config.as_flask())
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False  # keep schema field order in responses
-    app.extensions["coven"] = MatchService(match_redis(config), config, queue_redis(config))
-    if config.CORS_ORIGINS:
-        origins = "*" if "*" in config.CORS_ORIGINS else list(config.CORS_ORIGINS)
-        CORS(
-            app,
-            origins=origins,
-            expose_headers=["ETag", "Location", "Idempotent-Replayed"],
-            allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
-                           "Last-Event-ID"],
-        )
+    if config.TRUSTED_PROXY_HOPS > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.TRUSTED_PROXY_HOPS)  # type: ignore[method-assign]
+    service = MatchService(match_redis(config), config, queue_redis(config))
+    app.extensions["coven"] = service
     app.register_blueprint(health.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
@@ -43,5 +50,33 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(docs.bp)
     app.register_blueprint(play.bp)
     register_error_handlers(app)
+    logs.init_app(app)  # first, so that even a request refused by a limit has its id
+    metrics.init_app(app, metrics.SharedCollector(service.redis, config.BOT_QUEUE, storage.STATUS_INDEXES,
+                                                     service.bots.redis))
+    limits.init_app(app, config)
+    _allow_cross_origin(app, config)
     app.cli.add_command(sweep.sweep_bots_command)
     return app
+
+
+def _allow_cross_origin(app: Flask, config: Config) -> None:
+    """CORS for the configured origins only, with the methods and headers the routes have."""
+    from flask_cors import CORS
+
+    if not config.CORS_ORIGINS:
+        return
+    methods = sorted({m for rule in app.url_map.iter_rules() for m in rule.methods or ()}
+                     - {"HEAD", "OPTIONS"})
+    wildcard = "*" in config.CORS_ORIGINS
+    CORS(
+        app,
+        origins="*" if wildcard else list(config.CORS_ORIGINS),
+        send_wildcard=wildcard,  # "*" is answered as "*", never by echoing the caller's origin
+        methods=methods,
+        expose_headers=["ETag", "Location", "Idempotent-Replayed", "Link", "Retry-After",
+                        "RateLimit", "RateLimit-Policy", "X-Request-ID"],
+        allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
+                       "Last-Event-ID", "X-Request-ID"],
+        max_age=600,
+        vary_header=True,
+    )

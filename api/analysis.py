@@ -71,4 +71,4 @@ def show(match_id: str, analysis_id: str) -> Response:
     """
     svc = service()
     caller = svc.caller(match_id, bearer_token())
-    return jsonify(schemas.ANALYSIS.dump(analysis.fetch(svc.redis, caller, analysis_id)))
+    return jsonify(schemas.ANALYSIS.dump(analysis.fetch(svc.redis, caller, analysis_id, svc.bots.redis)))

@@ -56,13 +56,12 @@ RESULTS = ROOT / "bench" / "results" / "http.json"
 def bare_app() -> Any:
     """Flask + Redis at their cheapest: one HGETALL of a small hash, answered as JSON."""
     from flask import Flask, jsonify
-    from redis import BlockingConnectionPool, Redis
+    from redis import Redis
 
     from api.records import text
 
     app = Flask(__name__)
-    pool = BlockingConnectionPool.from_url(os.environ["REDIS_URL"], max_connections=64, timeout=20)
-    redis = Redis(connection_pool=pool)
+    redis = Redis.from_url(os.environ["REDIS_URL"])
     redis.hset("bench:bare", mapping={"id": "bare", "version": "1", "status": "active"})
 
     @app.get("/bare")

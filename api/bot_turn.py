@@ -17,6 +17,7 @@ from rq import get_current_job
 
 from ai.levels import get_level
 from ai.search import Progress, choose_move
+from api import metrics
 from api.config import Config
 from api.connections import match_redis, queue_redis
 from api.records import BotStatus
@@ -32,12 +33,16 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     if turn is None or turn.seat is None:
         return {"match": match_id, "version": version, "played": False, "reason": "stale"}
     record, game, seat = turn.record, turn.game, turn.seat
-    level = get_level(record.seats[seat].bot_level)
+    level = get_level(turn.level_of(seat))
     started = time.time()
     service.report_bot(match_id, version, {"status": BotStatus.THINKING, "iterations": 0, "elapsed": 0.0,
                                            "best_visits": 0, "best_move": "", "started": repr(started)})
 
+    searched = Progress(0, 0.0, None, 0)
+
     def on_progress(progress: Progress) -> None:
+        nonlocal searched
+        searched = progress
         best = game.move_to_json(progress.best_move) if progress.best_move is not None else None
         service.report_bot(match_id, version, {
             "status": BotStatus.THINKING,
@@ -50,12 +55,15 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     move = choose_move(game, turn.state.clone(), seat, level, bot_rng(record.seed, version),
                        on_progress=on_progress)
     after = service.play_bot(match_id, version, move)
+    seconds = time.time() - started
+    metrics.record_bot_turn(service.redis, record.game, level.name, seconds, searched.iterations,
+                            searched.elapsed)
     return {
         "match": match_id,
         "version": version,
         "played": after is not None,
         "move": game.move_to_json(move),
-        "seconds": round(time.time() - started, 3),
+        "seconds": round(seconds, 3),
     }
 
 

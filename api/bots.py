@@ -30,7 +30,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from ai.levels import get_level
-from api import storage
+from api import metrics, storage
 from api.config import Config
 from api.records import BotStatus
 
@@ -122,6 +122,7 @@ class BotScheduler:
             self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
                                              "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
             self.store.mark_due(match_id, version, retry_at)
+            metrics.count_failed_turn(self.store.redis)
             return False
         if not self.store.claim_recovery(match_id, version, max(1, int(self.config.BOT_GRACE_SECONDS))):
             self.store.mark_due(match_id, version, now + self._patience(level_name))
@@ -132,6 +133,7 @@ class BotScheduler:
         self.store.mark_bot(match_id, {"version": version, "status": BotStatus.QUEUED.value,
                                        "recoveries": recoveries + 1})
         self._enqueue(match_id, version, level_name, humans)
+        metrics.count_recovered_turn(self.store.redis)
         return True
 
     @staticmethod

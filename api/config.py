@@ -38,8 +38,6 @@ class Config:
     REDIS_CLUSTER: bool = False
     #: The (single, non-cluster) Redis that RQ's bot queues use; empty: REDIS_URL's.
     QUEUE_REDIS_URL: str = ""
-    #: Connections one process opens to Redis at most (requests beyond wait for a free one).
-    REDIS_MAX_CONNECTIONS: int = 64
     PORT: int = 8000
     #: Finished matches (and every key of theirs) expire this long after the last move.
     MATCH_TTL_SECONDS: int = 24 * 3600
@@ -75,6 +73,32 @@ class Config:
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
     LIST_LIMIT: int = 100
+    #: /readyz fails when no bot worker sent a heartbeat within this many seconds (workers
+    #: send one at least every WORKER_TTL_SECONDS - 15 seconds).
+    READY_WORKER_SECONDS: float = 90.0
+    #: RQ workers' time to live: an idle worker refreshes its heartbeat 15 s before it runs out.
+    WORKER_TTL_SECONDS: int = 60
+    #: Level of the JSON logs (DEBUG, INFO, WARNING, ERROR).
+    LOG_LEVEL: str = "INFO"
+    #: Rate limits on (Flask-Limiter, counters in REDIS_URL's Redis, shared by every web process).
+    RATE_LIMITS_ENABLED: bool = True
+    #: Match creations per client address (limits' syntax: "N/unit", several joined by ";").
+    RATE_LIMIT_CREATE: str = "20/minute;200/hour"
+    #: Joins per client address.
+    RATE_LIMIT_JOIN: str = "30/minute;300/hour"
+    #: Moves per seat token.
+    RATE_LIMIT_MOVE: str = "30/second;1800/minute"
+    #: Stream tickets (POST /v1/matches/{id}/stream-ticket) per seat token.
+    RATE_LIMIT_TICKET: str = "30/minute;300/hour"
+    #: Analyses (POST /v1/matches/{id}/analysis, a search on the bot workers) per seat token.
+    RATE_LIMIT_ANALYSIS: str = "6/minute;60/hour"
+    #: Reads (every GET under /v1) per client address.
+    RATE_LIMIT_READ: str = "50/second;1200/minute"
+    #: Matches still waiting for players that one client address may have open at once.
+    OPEN_MATCHES_PER_ADDRESS: int = 10
+    #: Proxies in front of the web process whose X-Forwarded-For is trusted (0: none; the
+    #: client address is then the peer's).
+    TRUSTED_PROXY_HOPS: int = 0
 
     @classmethod
     def from_env(cls) -> Config:
@@ -84,7 +108,6 @@ class Config:
             REDIS_URL=os.environ.get("REDIS_URL", base.REDIS_URL),
             REDIS_CLUSTER=_env_bool("REDIS_CLUSTER", base.REDIS_CLUSTER),
             QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL", base.QUEUE_REDIS_URL),
-            REDIS_MAX_CONNECTIONS=_env_int("REDIS_MAX_CONNECTIONS", base.REDIS_MAX_CONNECTIONS),
             PORT=_env_int("PORT", base.PORT),
             MATCH_TTL_SECONDS=_env_int("MATCH_TTL_SECONDS", base.MATCH_TTL_SECONDS),
             WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
@@ -103,6 +126,18 @@ class Config:
             BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
             LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
+            READY_WORKER_SECONDS=_env_float("READY_WORKER_SECONDS", base.READY_WORKER_SECONDS),
+            WORKER_TTL_SECONDS=_env_int("WORKER_TTL_SECONDS", base.WORKER_TTL_SECONDS),
+            LOG_LEVEL=os.environ.get("LOG_LEVEL") or base.LOG_LEVEL,
+            RATE_LIMITS_ENABLED=_env_bool("RATE_LIMITS_ENABLED", base.RATE_LIMITS_ENABLED),
+            RATE_LIMIT_CREATE=os.environ.get("RATE_LIMIT_CREATE") or base.RATE_LIMIT_CREATE,
+            RATE_LIMIT_JOIN=os.environ.get("RATE_LIMIT_JOIN") or base.RATE_LIMIT_JOIN,
+            RATE_LIMIT_MOVE=os.environ.get("RATE_LIMIT_MOVE") or base.RATE_LIMIT_MOVE,
+            RATE_LIMIT_TICKET=os.environ.get("RATE_LIMIT_TICKET") or base.RATE_LIMIT_TICKET,
+            RATE_LIMIT_ANALYSIS=os.environ.get("RATE_LIMIT_ANALYSIS") or base.RATE_LIMIT_ANALYSIS,
+            RATE_LIMIT_READ=os.environ.get("RATE_LIMIT_READ") or base.RATE_LIMIT_READ,
+            OPEN_MATCHES_PER_ADDRESS=_env_int("OPEN_MATCHES_PER_ADDRESS", base.OPEN_MATCHES_PER_ADDRESS),
+            TRUSTED_PROXY_HOPS=_env_int("TRUSTED_PROXY_HOPS", base.TRUSTED_PROXY_HOPS),
         )
 
     @property

@@ -19,6 +19,9 @@ from redis.retry import Retry
 
 from api.config import Config
 
+#: Connections one process opens to one Redis at most (requests beyond wait for a free one).
+MAX_CONNECTIONS = 256
+
 #: A client for match storage: the store and the service accept either.
 MatchRedis: TypeAlias = Redis | RedisCluster
 
@@ -27,10 +30,14 @@ def match_redis(config: Config) -> MatchRedis:
     """The client of match storage: a Redis Cluster client when REDIS_CLUSTER is set."""
     if config.REDIS_CLUSTER:
         return RedisCluster.from_url(config.REDIS_URL, health_check_interval=30)
-    pool = BlockingConnectionPool.from_url(
-        config.REDIS_URL, max_connections=config.REDIS_MAX_CONNECTIONS, timeout=20, health_check_interval=30
-    )
-    return Redis(connection_pool=pool)
+    return Redis(connection_pool=blocking_pool(config.REDIS_URL))
+
+
+def blocking_pool(url: str) -> BlockingConnectionPool:
+    """A pool of at most MAX_CONNECTIONS connections where a request waits for a free one: under
+    gevent hundreds of requests run at once, and redis-py's default pool raises past 100."""
+    return BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=20,
+                                           health_check_interval=30)
 
 
 def notification_redis(config: Config) -> Redis:
@@ -45,7 +52,4 @@ def queue_redis(config: Config) -> Redis:
     """The Redis of the bot queues (RQ needs a single, binary connection)."""
     if config.REDIS_CLUSTER and not config.QUEUE_REDIS_URL:
         raise ValueError("REDIS_CLUSTER=1 needs QUEUE_REDIS_URL: RQ's bot queues need a single Redis, not a Cluster")
-    pool = BlockingConnectionPool.from_url(
-        config.queue_redis_url, max_connections=config.REDIS_MAX_CONNECTIONS, timeout=20, health_check_interval=30
-    )
-    return Redis(connection_pool=pool)
+    return Redis(connection_pool=blocking_pool(config.queue_redis_url))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import sys
 import time
@@ -110,6 +111,15 @@ class DevServer(Supervisor):
         self.log(f"play http://localhost:{self.port}/play")
 
 
+def fresh_metrics_dir() -> Path:
+    """PROMETHEUS_MULTIPROC_DIR (default RUN_DIR/metrics), emptied: gunicorn's workers write their
+    metrics there and /metrics adds them up; the files of an earlier run would count twice."""
+    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or run_dir() / "metrics")
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
 def main() -> int:
     """Run Redis (if needed), the web process, a bot worker and the sweeper until Ctrl-C (or SIGTERM)."""
     port = int(os.environ.get("PORT", "8000"))
@@ -121,7 +131,8 @@ def main() -> int:
         redis, url = embedded_redis()
         programs.append(redis)
         print(f"coven: embedded redis-server at {url} (data in {run_dir() / 'redis'})", flush=True)
-    programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port)})
+    programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port),
+                                   "PROMETHEUS_MULTIPROC_DIR": str(fresh_metrics_dir())})
     return DevServer(programs, port).run()
 
 

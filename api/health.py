@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime
+
 from flask import Blueprint, Response, jsonify
+from redis import Redis
+from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
+from rq import Queue, Worker
 
 from api import schemas
+from api.config import Config
 from api.contract import Reply, operation
 from api.http import service
 
@@ -25,15 +32,48 @@ def healthz() -> Response:
 
 
 @bp.get("/readyz")
-@operation(operation_id="getReadiness", tag="health", summary="Ready to serve (Redis reachable)", responses={
-    200: Reply("Ready", schemas.HEALTH, example={"status": "ok", "redis": "ok"}),
-    503: Reply("Redis unreachable", schemas.HEALTH,
-               example={"status": "unavailable", "redis": "Connection refused"}),
-})
+@operation(
+    operation_id="getReadiness", tag="health", summary="Ready to serve (Redis writable, a bot worker alive)",
+    responses={
+        200: Reply("Ready", schemas.HEALTH, example={"status": "ok", "redis": "ok", "workers": 1}),
+        503: Reply("Redis unusable, or no live bot worker", schemas.HEALTH,
+                   example={"status": "unavailable", "redis": "ok", "workers": 0}),
+    },
+)
 def readyz() -> Response | tuple[Response, int]:
-    """Redis is reachable."""
+    """Redis serves a write and a read, and a bot worker sent a heartbeat recently.
+
+    503 when Redis cannot store and read back a key, or when no RQ worker of the bot queue has
+    sent a heartbeat within READY_WORKER_SECONDS.
+    """
+    svc = service()
+    body: dict = {"status": "ok", "redis": "ok", "workers": 0}
     try:
-        service().redis.ping()
+        body["workers"] = _redis_round_trip_and_workers(svc.redis, svc.bots.redis, svc.config)
     except RedisError as error:
-        return jsonify(schemas.HEALTH.dump({"status": "unavailable", "redis": str(error)})), 503
-    return jsonify(schemas.HEALTH.dump({"status": "ok", "redis": "ok"}))
+        body.update(status="unavailable", redis=str(error) or type(error).__name__)
+        return jsonify(schemas.HEALTH.dump(body)), 503
+    if body["workers"] == 0:
+        body["status"] = "unavailable"
+        return jsonify(schemas.HEALTH.dump(body)), 503
+    return jsonify(schemas.HEALTH.dump(body))
+
+
+def _redis_round_trip_and_workers(redis: Redis | RedisCluster, queues: Redis, config: Config) -> int:
+    """Write, read back and delete a key of the matches' Redis (RedisError if any fails); then
+    count the bot workers (on the queues' Redis) whose last heartbeat is recent."""
+    key = f"coven:readyz:{uuid.uuid4().hex}"
+    with redis.pipeline(transaction=True) as pipe:
+        pipe.set(key, "1", ex=10)
+        pipe.get(key)
+        pipe.delete(key)
+        _, value, _ = pipe.execute()
+    if value != b"1":
+        raise RedisError("a key written could not be read back")
+    now = datetime.now(UTC)
+    workers = Worker.all(queue=Queue(config.BOT_QUEUE, connection=queues))
+    return sum(
+        1 for worker in workers
+        if worker.last_heartbeat is not None
+        and (now - worker.last_heartbeat).total_seconds() <= config.READY_WORKER_SECONDS
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import current_app, request
@@ -11,7 +12,16 @@ from werkzeug.exceptions import UnsupportedMediaType
 
 from api.errors import BadRequestBody, QueryError
 from api.service import MatchService
-from api.service.errors import PreconditionFailed, Unauthorized
+from api.service.errors import Unauthorized
+
+#: The longest Idempotency-Key accepted; a longer one is refused (400), never cut.
+IDEMPOTENCY_KEY_MAX_LENGTH = 255
+#: JSON bodies nest at most this deep (a move needs four levels).
+MAX_JSON_DEPTH = 32
+
+_VERSION = re.compile(r"[0-9]{1,18}")  # ASCII digits only: "²".isdigit() is True
+_IF_MATCH = re.compile(r'(?:W/)?(?:"([0-9]{1,18})"|([0-9]{1,18}))')  # a bare version is taken too
+_IDEMPOTENCY_KEY = re.compile(rf"[\x21-\x7e]{{1,{IDEMPOTENCY_KEY_MAX_LENGTH}}}")
 
 
 def service() -> MatchService:
@@ -22,16 +32,20 @@ def service() -> MatchService:
 def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     """The JSON object body, validated by `schema` (400 not JSON, 415 wrong type, 422 fields)."""
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
-    if optional and not raw.strip():
+    if optional and not raw:  # no body at all; whitespace is not JSON
         return schema.load({})
     if not request.is_json:
         raise UnsupportedMediaType("send the body as application/json")
     try:
         data = json.loads(raw)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise BadRequestBody(f"the body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError:
         raise BadRequestBody("the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise BadRequestBody("the body must be a JSON object")
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise BadRequestBody(f"the body nests deeper than {MAX_JSON_DEPTH} levels")
     return schema.load(data)
 
 
@@ -63,14 +77,43 @@ def bearer_token() -> str | None:
 
 
 def if_match_version() -> int | None:
-    """The version named by If-Match (`"3"`), None when absent or `*`; 412 when not a version."""
+    """The version named by If-Match (`"3"`), None when absent or `*`; 400 when not a version."""
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
         return None
-    value = header.strip().removeprefix("W/").strip('"')
-    if not value.isdigit():
-        raise PreconditionFailed(f"If-Match {header!r} names no version of this match")
-    return int(value)
+    match = _IF_MATCH.fullmatch(header.strip())
+    if match is None:
+        raise BadRequestBody(f'If-Match {_shown(header)} is not a quoted version like "3" (or *)')
+    return int(match[1] or match[2])
+
+
+def last_event_version() -> int | None:
+    """The version named by Last-Event-ID, None when absent; 400 when it is not one we sent."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None or header == "":
+        return None
+    value = parse_version(header)
+    if value is None:
+        raise BadRequestBody(f"Last-Event-ID {_shown(header)} is not an event id of this stream")
+    return value
+
+
+def idempotency_key() -> str | None:
+    """The Idempotency-Key header; 400 past its maximum length or with other than visible ASCII."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise BadRequestBody(
+            f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters "
+            f"(got {len(key)} characters)"
+        )
+    return key
+
+
+def parse_version(text: str) -> int | None:
+    """A version written in ASCII digits (at most 18 of them), else None."""
+    return int(text) if _VERSION.fullmatch(text) else None
 
 
 def client_socket() -> Any:
@@ -82,3 +125,21 @@ def client_socket() -> Any:
 def etag(version: int) -> str:
     """The ETag of a match version."""
     return f'"{version}"'
+
+
+def _shown(header: str) -> str:
+    """A header value for an error message: quoted, and cut when long."""
+    return repr(header if len(header) <= 40 else header[:40] + "…")
+
+
+def _depth(data: Any) -> int:
+    """How deep a parsed JSON value nests (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            stack.extend((item, depth + 1) for item in value)
+    return deepest

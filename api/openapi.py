@@ -17,7 +17,9 @@ from marshmallow import fields
 
 from api import schemas
 from api.contract import operation_of
-from engine import all_games
+from engine import all_games, get_game, resolve_chance
+from engine.core import AnyGame
+from engine.fairness import commitment
 
 TITLE = "Coven"
 VERSION = "1.0.0"
@@ -29,31 +31,53 @@ Create a match (you get a seat token, once), send it as `Authorization: Bearer <
 read your view, post one of your `legal_moves` verbatim with the `version` you saw,
 and wait for your turn by long-polling (`?after_version=N&wait=30`) or with the
 event stream. Every error is `application/problem+json` (RFC 9457).
+
+Requests under `/v1` are rate-limited: creations and joins per client address, moves per
+seat token, reads per client address, and the matches one address leaves waiting for players
+are capped. Answers carry the IETF `RateLimit-Policy` and `RateLimit` headers; a refused
+request gets `429` with `Retry-After`.
 """
 
-MATCH_VIEW_EXAMPLE: dict[str, Any] = {
-    "id": "4f1c2e9a0b7d3a65",
-    "game": "witches",
-    "version": 3,
-    "status": "active",
-    "to_act": 0,
-    "you": 0,
-    "seats": [
-        {"seat": 0, "type": "human", "level": None, "filled": True},
-        {"seat": 1, "type": "bot", "level": "hard", "filled": True},
-    ],
-    "state": {
-        "players": 2, "seat": 0, "phase": "play", "to_act": 0, "trump": "yellow-7", "leader": 0,
-        "trick": [], "hand_sizes": [2, 2], "scores": [0, 0], "hand": ["orange-1", "green-7"],
-    },
-    "legal_moves": [{"type": "play", "card": "orange-1"}, {"type": "play", "card": "green-7"}],
-    "outcome": None,
-    "bot": None,
-    "seeded": False,
-    "options": {},
-    "created": "2025-01-01T12:00:00Z",
-    "updated": "2025-01-01T12:00:05Z",
-}
+def _match_view_example() -> dict[str, Any]:
+    """A real view: a seeded two-seat witches match at its first decision, as the seat to act sees it."""
+    game = get_game("witches")
+    state, _ = resolve_chance(game, game.new_state(2, game.validate_options({})), "example", 0)
+    seat = game.current_player(state)
+    return {
+        "id": "4f1c2e9a0b7d3a65",
+        "game": "witches",
+        "version": 1,
+        "status": "active",
+        "to_act": seat,
+        "you": seat,
+        "seats": [
+            {"seat": index, "type": "human", "level": None, "filled": True, "name": "Morgane", "takeover": None,
+             "reserved": False, "timeouts": 0, "last_seen": "2025-01-01T12:00:04Z"} if index == seat
+            else {"seat": index, "type": "bot", "level": "hard", "filled": True, "name": "hard bot",
+                  "takeover": None, "reserved": False, "timeouts": 0, "last_seen": None}
+            for index in range(2)
+        ],
+        "state": game.view(state, seat),
+        "legal_moves": [game.move_to_json(move) for move in game.legal_moves(state)],
+        "outcome": None,
+        "bot": None,
+        "seeded": False,
+        "options": {"wheel": "decreasing"},
+        "created": "2025-01-01T12:00:00Z",
+        "updated": "2025-01-01T12:00:05Z",
+        "visibility": "public",
+        "takeover_level": "medium",
+        "clock": {"move_seconds": 30.0, "bank_seconds": None, "increment_seconds": None,
+                  "deadline": "2025-01-01T12:00:35.000Z",
+                  "remaining": [30.0 if index == seat else None for index in range(2)]},
+        "fairness": {"commitment": commitment("example"), "seed": None},
+        "resigned": [],
+        "rematch": None,
+        "previous": None,
+    }
+
+
+MATCH_VIEW_EXAMPLE = _match_view_example()
 
 PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
     "BadRequest": ("Bad request: the body is not JSON, or the query is invalid", 400,
@@ -68,6 +92,8 @@ PROBLEMS: dict[str, tuple[str, int, str, dict[str, Any]]] = {
                  "the match is at version 4, not 3", {"current_version": 4}),
     "PreconditionFailed": ("If-Match names a stale version", 412,
                            "the match is at version 4, not 3", {"current_version": 4}),
+    "NotCreator": ("Only the match's creator may do this", 403,
+                   "only the seat that created the match may cancel it", {}),
     "TooLarge": ("The body is too large", 413, "the request body is larger than 65536 bytes", {}),
     "UnsupportedMediaType": ("The body is not application/json", 415,
                              "send the body as application/json", {}),
@@ -110,11 +136,34 @@ STREAM_EVENTS: dict[str, dict[str, Any]] = {
         },
         "required": ["event", "data"],
     },
+    "ReconnectEvent": {
+        "type": "object",
+        "description": "Last, when the server shuts down: reconnect (with Last-Event-ID) elsewhere",
+        "properties": {"event": {"const": "reconnect"}, "data": {"const": "{}"}},
+        "required": ["event"],
+    },
     "RetryEvent": {
         "type": "object",
         "description": "First in every stream: how long to wait before reconnecting (no data)",
         "properties": {"retry": {"type": "integer", "description": "milliseconds", "example": 2000}},
         "required": ["retry"],
+    },
+}
+
+
+RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
+    "RateLimit-Policy": {
+        "description": "The limits that apply (IETF draft-ietf-httpapi-ratelimit-headers): a name, "
+                       "`q` requests per `w` seconds",
+        "schema": {"type": "string"}, "example": '"create-per-minute";q=20;w=60',
+    },
+    "RateLimit": {
+        "description": "The limit nearest to refusing: `r` requests remain, renewed in `t` seconds",
+        "schema": {"type": "string"}, "example": '"create-per-minute";r=0;t=42',
+    },
+    "Retry-After": {
+        "description": "Seconds to wait before retrying", "schema": {"type": "integer", "minimum": 1},
+        "example": 42,
     },
 }
 
@@ -158,14 +207,25 @@ def build_spec(app: Flask) -> APISpec:
         "description": "Not modified: If-None-Match names the current version; no body",
         "headers": {"ETag": {"description": "The version, quoted", "schema": {"type": "string"}}},
     })
+    for name, header in RATE_LIMIT_HEADERS.items():
+        spec.components.header(name, header)
+    spec.components.response("TooManyRequests", {
+        "description": "Rate limit reached, or too many matches left waiting by this address; "
+                       "retry after `Retry-After` seconds",
+        "headers": {name: name for name in RATE_LIMIT_HEADERS},
+        "content": {"application/problem+json": {"schema": "Problem", "example": {
+            "type": "https://coven.example/problems/too-many-requests", "title": "Too many requests",
+            "status": 429, "detail": "rate limit create-per-minute (20 per 1 minute) reached; retry later",
+            "instance": "/v1/matches", "policy": "create-per-minute"}}},
+    })
     spec.components.example("MatchView", {"summary": "a seat's view", "value": MATCH_VIEW_EXAMPLE})
     spec.components.example(
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
     )
     spec.components.schema("Problem", schema=schemas.ProblemSchema)
     for game in all_games():
-        spec.components.schema(schemas.move_component(game), {
-            **game.info.move_schema, "description": f"A player's move in {game.info.title}"})
+        _move_components(spec, game)
+        spec.components.schema(schemas.state_component(game), dict(game.info.view_schema))
     for name, component in STREAM_EVENTS.items():
         spec.components.schema(name, component)
     for name, (description, status, detail, extra) in PROBLEMS.items():
@@ -188,7 +248,10 @@ def build_spec(app: Flask) -> APISpec:
             continue  # the documents and the explorer themselves
         methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
         for method in methods:
-            paths.setdefault(_openapi_path(rule.rule), {})[method.lower()] = declared.to_openapi()
+            document = declared.to_openapi()
+            if rule.rule.startswith("/v1/"):  # every request there counts against a rate limit
+                document["responses"].setdefault(429, "TooManyRequests")
+            paths.setdefault(_openapi_path(rule.rule), {})[method.lower()] = document
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     return spec
@@ -204,9 +267,31 @@ def spec_dict(app: Flask) -> dict[str, Any]:
     return build_spec(app).to_dict()
 
 
+def _move_components(spec: APISpec, game: AnyGame) -> None:
+    """A game's moves: one component per move shape (`<Game>Move<Title>`), and `<Game>Move` one of them.
+
+    Named shapes give generated clients one class per move kind (inline `oneOf` members made
+    openapi-python-client build the same nested model twice and drop the gathering).
+    """
+    name = schemas.move_component(game)
+    refs = []
+    for shape in game.info.move_schema["oneOf"]:
+        title = "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", shape["title"]) if word)
+        spec.components.schema(f"{name}{title}", dict(shape))
+        refs.append({"$ref": f"#/components/schemas/{name}{title}"})
+    spec.components.schema(name, {"oneOf": refs, "description": f"A player's move in {game.info.title}"})
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes a repeated schema out again instead of as a YAML anchor and alias (`&id001`)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def to_yaml(document: dict[str, Any]) -> str:
-    """The document as YAML, keys in generation order."""
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+    """The document as YAML, keys in generation order, no anchors (some tools read them badly)."""
+    return yaml.dump(document, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def main() -> None:

@@ -23,9 +23,14 @@ def text(value: Any) -> str:
 class MatchStatus(StrEnum):
     """Where a match is in its life."""
 
-    WAITING = "waiting"    # a human seat is still open
-    ACTIVE = "active"      # every seat filled, not finished
-    FINISHED = "finished"  # the game is over
+    WAITING = "waiting"      # a human seat is still open
+    ACTIVE = "active"        # every seat filled, not finished
+    FINISHED = "finished"    # the game is over (or every seat but one resigned)
+    CANCELLED = "cancelled"  # its creator called it off while it waited
+
+
+#: Statuses in which nothing changes any more.
+ENDED = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
 
 #: Statuses of matches that GET /v1/matches lists (and the sweeper visits).
@@ -37,6 +42,21 @@ class SeatType(StrEnum):
 
     HUMAN = "human"
     BOT = "bot"
+
+
+class Visibility(StrEnum):
+    """Whether the lobby lists a match."""
+
+    PUBLIC = "public"    # listed while waiting or active
+    PRIVATE = "private"  # never listed: joined by its id
+
+
+class Takeover(StrEnum):
+    """Why a bot plays a human seat now."""
+
+    LEFT = "left"          # the player left (POST …/leave)
+    RESIGNED = "resigned"  # the player resigned; the seat is ranked last
+    TIMEOUTS = "timeouts"  # three turns in a row ran out of time
 
 
 class BotStatus(StrEnum):
@@ -52,9 +72,13 @@ class SeatRecord:
     """One seat: who plays it, and the SHA-256 of its token once a human took it."""
 
     type: SeatType
-    level: str | None = None       # bots only
+    level: str | None = None       # bots, and human seats a bot took over
     token_hash: str | None = None  # humans, once joined
-    joined: int | None = None      # humans: the match version at which the seat was taken
+    name: str | None = None        # humans once joined; bots are named after their level
+    takeover: Takeover | None = None  # humans: why a bot plays the seat now
+    reserved: bool = False         # a rematch seat kept for the previous match's player
+    bank: float | None = None      # bank clocks: seconds left
+    timeouts: int = 0              # turns in a row that ran out of time
 
     @classmethod
     def bot(cls, level: str | None = None) -> SeatRecord:
@@ -71,32 +95,49 @@ class SeatRecord:
         return self.type == SeatType.BOT
 
     @property
+    def played_by_bot(self) -> bool:
+        """A bot seat, or a human seat a bot took over."""
+        return self.is_bot or self.takeover is not None
+
+    @property
     def bot_level(self) -> str:
-        """The level this bot plays at."""
+        """The level the bot playing this seat plays at."""
         return self.level or DEFAULT_LEVEL
+
+    @property
+    def display_name(self) -> str | None:
+        """The name views show: the player's, or the bot's level."""
+        return f"{self.bot_level} bot" if self.is_bot else self.name
 
     @property
     def filled(self) -> bool:
         return self.is_bot or self.token_hash is not None
 
-    def take(self, token_hash: str, version: int) -> None:
-        """A person takes this seat at `version` of the match."""
-        self.token_hash, self.joined = token_hash, version
-
-    def filled_at(self, version: int) -> bool:
-        """Whether the seat was filled at `version` (seats taken before joins were recorded: at 1)."""
-        return self.is_bot or (self.token_hash is not None and (self.joined or 1) <= version)
+    @property
+    def open(self) -> bool:
+        """Free for anyone to join (a reserved rematch seat is not)."""
+        return not self.filled and not self.reserved
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": self.type.value}  # unset fields are left out: Redis bytes
-        for name in ("level", "token_hash", "joined"):
-            if getattr(self, name) is not None:
-                data[name] = getattr(self, name)
+        data: dict[str, Any] = {"type": self.type, "level": self.level, "token_hash": self.token_hash}
+        if self.name is not None:
+            data["name"] = self.name
+        if self.takeover is not None:
+            data["takeover"] = self.takeover.value
+        if self.reserved:
+            data["reserved"] = True
+        if self.bank is not None:
+            data["bank"] = self.bank
+        if self.timeouts:
+            data["timeouts"] = self.timeouts
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SeatRecord:
-        return cls(SeatType(data["type"]), data.get("level"), data.get("token_hash"), data.get("joined"))
+        takeover = data.get("takeover")
+        return cls(SeatType(data["type"]), data.get("level"), data.get("token_hash"), data.get("name"),
+                   Takeover(takeover) if takeover else None, bool(data.get("reserved")), data.get("bank"),
+                   int(data.get("timeouts", 0)))
 
 
 @dataclass
@@ -115,10 +156,25 @@ class MatchRecord:
     history_length: int
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
+    visibility: Visibility = Visibility.PUBLIC
+    creator: int | None = None            # the seat of whoever created it (cancels it while waiting)
+    takeover_level: str = DEFAULT_LEVEL   # the bot that plays a seat left, resigned or out of time
+    clock: dict[str, float] | None = None  # {"move_seconds"} or {"bank_seconds", "increment_seconds"}
+    turn_started: float | None = None     # Redis time the clocked seat to act started thinking
+    deadline: float | None = None         # Redis time its clock runs out (None: no clock running)
+    resigned: list[int] = field(default_factory=list)  # seats in the order they resigned
+    timeout_moves: list[int] = field(default_factory=list)  # history positions played on a timeout
+    rematch: str | None = None            # the follow-up match, once someone asked for it
+    previous: str | None = None           # the match this one is the rematch of
 
     @property
     def open_seats(self) -> list[int]:
-        """Seats nobody holds yet."""
+        """Seats anyone may still join."""
+        return [index for index, seat in enumerate(self.seats) if seat.open]
+
+    @property
+    def unfilled_seats(self) -> list[int]:
+        """Seats nobody holds yet (open or reserved): the match waits while there are some."""
         return [index for index, seat in enumerate(self.seats) if not seat.filled]
 
     def to_redis(self) -> dict[Any, str]:
@@ -127,20 +183,70 @@ class MatchRecord:
             "game": self.game,
             "version": str(self.version),
             "status": self.status.value,
-            "seats": json.dumps([seat.to_json() for seat in self.seats], separators=(",", ":")),
-            "options": json.dumps(self.options, separators=(",", ":")),
+            "seats": json.dumps([seat.to_json() for seat in self.seats]),
+            "options": json.dumps(self.options),
             "seed": self.seed,
             "seeded": "1" if self.seeded else "0",
             "snapshot": json.dumps(self.snapshot, separators=(",", ":")),
             "history_length": str(self.history_length),
             "created": repr(self.created),
             "updated": repr(self.updated),
+            "lifecycle": json.dumps(self.lifecycle_json(), separators=(",", ":")),
         }
+
+    def lifecycle_json(self) -> dict[str, Any]:
+        """The lifecycle fields (visibility, clock, resignations, rematch…) as one JSON object."""
+        return {
+            "visibility": self.visibility.value,
+            "creator": self.creator,
+            "takeover_level": self.takeover_level,
+            "clock": self.clock,
+            "turn_started": self.turn_started,
+            "deadline": self.deadline,
+            "resigned": self.resigned,
+            "timeout_moves": self.timeout_moves,
+            "rematch": self.rematch,
+            "previous": self.previous,
+        }
+
+    def version_json(self) -> dict[str, Any]:
+        """What a version of the match needs besides its history: no snapshot, seed nor tokens."""
+        seats = []
+        for seat in self.seats:
+            public = seat.to_json()
+            public["token_hash"] = "held" if seat.token_hash else None
+            seats.append(public)
+        return {"version": self.version, "status": self.status.value, "history_length": self.history_length,
+                "seats": seats, "updated": self.updated, **self.lifecycle_json()}
+
+    def at_version(self, data: Mapping[str, Any]) -> MatchRecord:
+        """This match as it stood at an earlier version (`data` from `version_json`); no snapshot."""
+        past = MatchRecord(
+            id=self.id, game=self.game, version=int(data["version"]), status=MatchStatus(data["status"]),
+            seats=[SeatRecord.from_json(seat) for seat in data["seats"]], options=self.options,
+            seed=self.seed, seeded=self.seeded, snapshot={}, history_length=int(data["history_length"]),
+            created=self.created, updated=float(data["updated"]),
+        )
+        past.apply_lifecycle(data)
+        return past
+
+    def apply_lifecycle(self, data: Mapping[str, Any]) -> None:
+        """Set the lifecycle fields from `lifecycle_json` (absent ones keep their defaults)."""
+        self.visibility = Visibility(data.get("visibility", Visibility.PUBLIC))
+        self.creator = data.get("creator")
+        self.takeover_level = data.get("takeover_level") or DEFAULT_LEVEL
+        self.clock = data.get("clock")
+        self.turn_started = data.get("turn_started")
+        self.deadline = data.get("deadline")
+        self.resigned = list(data.get("resigned") or [])
+        self.timeout_moves = list(data.get("timeout_moves") or [])
+        self.rematch = data.get("rematch")
+        self.previous = data.get("previous")
 
     @classmethod
     def from_redis(cls, raw: Mapping[Any, Any]) -> MatchRecord:
         data = {text(key): text(value) for key, value in raw.items()}
-        return cls(
+        record = cls(
             id=data["id"],
             game=data["game"],
             version=int(data["version"]),
@@ -154,3 +260,5 @@ class MatchRecord:
             created=float(data["created"]),
             updated=float(data["updated"]),
         )
+        record.apply_lifecycle(json.loads(data.get("lifecycle", "{}")))
+        return record

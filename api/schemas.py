@@ -7,13 +7,43 @@ Response fields that are always present are `required` so the contract says so.
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+import unicodedata
+from collections.abc import Callable
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
-from api.records import LISTED, BotStatus, MatchStatus, SeatType
+from api.records import LISTED, BotStatus, MatchStatus, SeatType, Takeover, Visibility
 from api.service.analysis import DEFAULT_SIMULATIONS, MAX_SIMULATIONS, AnalysisStatus
 from engine import all_games
 from engine.core import Game, Termination
+
+#: Punctuation a display name may hold besides letters, digits and spaces.
+NAME_PUNCTUATION = frozenset(".,;:!?'’\"-_()[]&@#+/*~")
+NAME_MAX = 32
+
+
+def validate_name(name: str) -> None:
+    """1–32 characters: Unicode letters (with their marks), digits, spaces, common punctuation;
+    no leading or trailing space, no two spaces in a row."""
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ValidationError(f"a name has 1 to {NAME_MAX} characters")
+    if name != name.strip() or "  " in name:
+        raise ValidationError("a name neither starts nor ends with a space, nor has two in a row")
+    for char in name:
+        category = unicodedata.category(char)
+        if not (category[0] in "LMN" or char == " " or char in NAME_PUNCTUATION):
+            raise ValidationError(f"a name holds letters, digits, spaces and common punctuation, not {char!r}")
+
+
+def _name_field(description: str) -> fields.String:
+    return fields.String(validate=validate_name, metadata=_doc(description, "Morgane"))
+
+
+GAME_IDS = [game.info.id for game in all_games()]
+#: The fewest and most seats any game takes.
+SEAT_COUNTS = (min(game.info.min_players for game in all_games()),
+               max(game.info.max_players for game in all_games()))
 
 
 def _doc(description: str, example: object = None) -> dict[str, object]:
@@ -28,10 +58,20 @@ def move_component(game: Game) -> str:
     return f"{game.info.id.capitalize()}Move"
 
 
+def state_component(game: Game) -> str:
+    """The components/schemas name of a game's view shape (`GameInfo.view_schema`)."""
+    return f"{game.info.id.capitalize()}State"
+
+
+def _one_game(component: Callable[[Game], str], description: str) -> dict[str, object]:
+    """Metadata of a field holding a game's own JSON: one of the games' shapes, whichever game."""
+    shapes = [{"$ref": f"#/components/schemas/{component(game)}"} for game in all_games()]
+    return {"description": description, "oneOf": shapes}
+
+
 def _a_move(description: str, example: object = None) -> dict[str, object]:
-    """Metadata of a field holding a player's move: one game's move shapes, whichever game."""
-    shapes = [{"$ref": f"#/components/schemas/{move_component(game)}"} for game in all_games()]
-    return {**_doc(description, example), "oneOf": shapes}
+    """Metadata of a field holding a player's move, in any game."""
+    return {**_one_game(move_component, description), **_doc(description, example)}
 
 
 # --- requests -------------------------------------------------------------------------
@@ -47,15 +87,34 @@ class SeatSpecSchema(Schema):
     )
 
 
+class ClockSpecSchema(Schema):
+    """A turn clock: `move_seconds` alone, or `bank_seconds` with an optional `increment_seconds`."""
+
+    move_seconds = fields.Float(validate=validate.Range(0.5, 86400), metadata=_doc("seconds for every move", 30))
+    bank_seconds = fields.Float(validate=validate.Range(0.5, 7 * 86400),
+                                metadata=_doc("seconds for the whole match", 600))
+    increment_seconds = fields.Float(validate=validate.Range(0, 3600),
+                                     metadata=_doc("seconds added to the bank after each move", 5))
+
+    @validates_schema
+    def one_kind(self, data: dict, **_: object) -> None:
+        """A clock is either per move or a bank."""
+        if ("move_seconds" in data) == ("bank_seconds" in data):
+            raise ValidationError("give move_seconds, or bank_seconds (with increment_seconds)")
+        if "move_seconds" in data and "increment_seconds" in data:
+            raise ValidationError("increment_seconds goes with bank_seconds", "increment_seconds")
+
+
 class CreateMatchSchema(Schema):
     """Body of POST /v1/matches."""
 
-    game = fields.String(required=True, validate=validate.Length(1, 64), metadata=_doc("game id", "witches"))
+    game = fields.String(required=True, validate=validate.OneOf(GAME_IDS), metadata=_doc("game id", "witches"))
     seats = fields.List(
         fields.Nested(SeatSpecSchema),
         required=True,
-        validate=validate.Length(1, 16),
-        metadata=_doc("every seat in play order; the creator takes the first human seat"),
+        validate=validate.Length(*SEAT_COUNTS),
+        metadata=_doc("every seat in play order; the creator takes the first human seat (each game "
+                      "has its own bounds within these: GET /v1/games)"),
     )
     options = fields.Dict(
         keys=fields.String(), values=fields.Raw(), load_default=dict,
@@ -63,14 +122,27 @@ class CreateMatchSchema(Schema):
     )
     seed = fields.String(
         validate=validate.Length(1, 128),
-        metadata=_doc("makes chance reproducible (a practice match); the match then says seeded", "demo"),
+        metadata=_doc("makes chance reproducible in a practice match (at most one human seat; refused "
+                      "with 422 otherwise); the match then says seeded", "demo"),
     )
+    name = _name_field("the creator's display name (default: Player <seat + 1>)")
+    visibility = fields.Enum(
+        Visibility, by_value=True, load_default=Visibility.PUBLIC,
+        metadata=_doc("private matches are never listed: share their id to let others join", "private"),
+    )
+    takeover_level = fields.String(
+        validate=validate.OneOf(tuple(LEVELS)), load_default=DEFAULT_LEVEL,
+        metadata=_doc("the bot that plays a seat whose player left, resigned or ran out of time", "hard"),
+    )
+    clock = fields.Nested(ClockSpecSchema, allow_none=True, load_default=None, metadata=_doc(
+        "a turn clock for human seats: seconds per move, or a bank with an increment", {"move_seconds": 30}))
 
 
 class JoinSchema(Schema):
     """Body of POST /v1/matches/{id}/join (optional)."""
 
     seat = fields.Integer(strict=True, validate=validate.Range(0, 64), metadata=_doc("the seat wanted", 1))
+    name = _name_field("the player's display name (default: Player <seat + 1>)")
 
 
 class MoveRequestSchema(Schema):
@@ -91,28 +163,20 @@ class MatchQuerySchema(Schema):
 
     after_version = fields.Integer(validate=validate.Range(0), metadata=_doc("return once the version passes this", 3))
     wait = fields.Float(
-        validate=validate.Range(0, 3600), metadata=_doc("seconds to wait at most (capped at 30)", 25)
-    )
-
-
-class EventsQuerySchema(Schema):
-    """Query of GET /v1/matches/{id}/events: resume after a version (for clients that cannot set
-    the Last-Event-ID header)."""
-
-    last_event_id = fields.Integer(
-        validate=validate.Range(0), metadata=_doc("the last version received; the header wins", 3)
-    )
-    ticket = fields.String(
-        metadata=_doc("a stream ticket (POST /v1/matches/{id}/stream-ticket): that seat's stream, "
-                      "without the seat token in the URL", "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0"),
+        validate=validate.Range(0), metadata=_doc("seconds to wait at most (capped at LONG_POLL_MAX_SECONDS, 30)", 25)
     )
 
 
 class MatchListQuerySchema(Schema):
     """Query of GET /v1/matches."""
 
-    game = fields.String(validate=validate.Length(1, 64), metadata=_doc("only this game", "witches"))
+    game = fields.String(validate=validate.OneOf(GAME_IDS), metadata=_doc("only this game", "witches"))
     status = fields.String(validate=validate.OneOf([status.value for status in LISTED]), metadata=_doc("only this status", "waiting"))
+    limit = fields.Integer(validate=validate.Range(1, 100), metadata=_doc(
+        "matches per page at most (default and maximum: the server's LIST_LIMIT, 100 unless configured)", 20))
+    cursor = fields.String(validate=validate.Regexp(r"^[0-9]{1,12}(\.[0-9]{1,12})?_[0-9a-f]{16}$"), metadata=_doc(
+        "where the page starts (after this creation time and match id): the `next` link carries it",
+        "1733050400.123_4f1c2e9a0b7d3a65"))
 
 
 class AnalysisRequestSchema(Schema):
@@ -188,8 +252,39 @@ class SeatViewSchema(Schema):
     seat = _always(fields.Integer())
     type = _always(fields.Enum(SeatType, by_value=True, metadata=_doc("who plays the seat", "bot")))
     level = _always(fields.String(allow_none=True, validate=validate.OneOf(tuple(LEVELS)),
-                                  metadata=_doc("bot level (null for humans)", "hard")))
+                                  metadata=_doc("bot level (null for humans a bot has not taken over)", "hard")))
     filled = _always(fields.Boolean(metadata=_doc("taken by a player (bots always are)")))
+    name = _always(fields.String(allow_none=True, metadata=_doc(
+        "the player's name; a bot's is its level; null while open", "Morgane")))
+    takeover = _always(fields.Enum(Takeover, by_value=True, allow_none=True, metadata=_doc(
+        "why a bot plays this human seat now (left, resigned, timeouts), null while its player does", "left")))
+    reserved = _always(fields.Boolean(metadata=_doc("kept for a player of the previous match (a rematch)")))
+    timeouts = _always(fields.Integer(metadata=_doc("moves in a row the seat ran out of time (3: taken over)")))
+    last_seen = _always(fields.String(allow_none=True, metadata=_doc(
+        "when the seat last acted or polled, ISO 8601 UTC (views only; null in the lobby)", "2025-01-01T12:00:04Z")))
+
+
+class ClockViewSchema(Schema):
+    """The clock of a match: its settings, the current deadline, each seat's time left."""
+
+    move_seconds = _always(fields.Float(allow_none=True, metadata=_doc("seconds for every move", 30)))
+    bank_seconds = _always(fields.Float(allow_none=True, metadata=_doc("seconds for the whole match")))
+    increment_seconds = _always(fields.Float(allow_none=True, metadata=_doc("added after each move")))
+    deadline = _always(fields.String(allow_none=True, metadata=_doc(
+        "when the seat to act runs out of time, ISO 8601 UTC to the millisecond (null: no clock runs)",
+        "2025-01-01T12:00:35.250Z")))
+    remaining = _always(fields.List(fields.Float(allow_none=True), metadata=_doc(
+        "seconds each seat has left for its move (null: a bot plays it)", [27.5, None])))
+
+
+class FairnessSchema(Schema):
+    """Provably fair chance: check a finished match with `python -m engine.verify <match URL>`."""
+
+    commitment = _always(fields.String(metadata=_doc(
+        "SHA-256 (hex) of the match's secret seed, fixed before the first deal",
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")))
+    seed = _always(fields.String(allow_none=True, metadata=_doc(
+        "the secret seed, revealed once the match is over (null before)", None)))
 
 
 class BotActivitySchema(Schema):
@@ -224,7 +319,7 @@ class MatchViewSchema(Schema):
     to_act = _always(fields.Integer(allow_none=True, metadata=_doc("seat to act (null when finished)", 0)))
     you = _always(fields.Integer(allow_none=True, metadata=_doc("the caller's seat (null: spectator)", 0)))
     seats = _always(fields.List(fields.Nested(SeatViewSchema)))
-    state = _always(fields.Dict(metadata=_doc("the game's view for the caller's seat")))
+    state = _always(fields.Dict(metadata=_one_game(state_component, "the game's view for the caller's seat")))
     legal_moves = _always(fields.List(fields.Raw(metadata=_a_move("a move")), metadata=_doc(
         "when the caller is to act: each postable verbatim")))
     outcome = _always(fields.Nested(OutcomeSchema, allow_none=True))
@@ -233,6 +328,22 @@ class MatchViewSchema(Schema):
     options = _always(fields.Dict(metadata=_doc("the match options, defaults filled in")))
     created = _always(fields.String(metadata=_doc("ISO 8601 UTC", "2025-01-01T12:00:00Z")))
     updated = _always(fields.String(metadata=_doc("ISO 8601 UTC", "2025-01-01T12:00:05Z")))
+    visibility = _always(fields.Enum(Visibility, by_value=True, metadata=_doc("listed in the lobby or not")))
+    takeover_level = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc(
+        "the bot that plays a seat whose player left, resigned or ran out of time", "medium")))
+    clock = _always(fields.Nested(ClockViewSchema, allow_none=True))
+    fairness = _always(fields.Nested(FairnessSchema))
+    resigned = _always(fields.List(fields.Integer(), metadata=_doc("seats that resigned, in order")))
+    rematch = _always(fields.String(allow_none=True, metadata=_doc(
+        "the follow-up match once a seat asked for a rematch (POST …/rematch to take your seat in it)")))
+    previous = _always(fields.String(allow_none=True, metadata=_doc("the match this one is a rematch of")))
+
+
+class VersionViewSchema(MatchViewSchema):
+    """A match at an earlier version, as the caller saw it then (`bot` is always null)."""
+
+    seat_views = _always(fields.List(fields.Dict(), allow_none=True, metadata=_doc(
+        "once the match is finished: the game's view of every seat at that version (null before)")))
 
 
 class SeatGrantSchema(MatchViewSchema):
@@ -249,11 +360,15 @@ class MatchSummarySchema(Schema):
     version = _always(fields.Integer())
     seats = _always(fields.List(fields.Nested(SeatViewSchema)))
     open_seats = _always(fields.List(fields.Integer(), metadata=_doc("seats still free to join")))
+    seeded = _always(fields.Boolean(metadata=_doc("chance was seeded by the creator (practice match)")))
     created = _always(fields.String())
+    clock = _always(fields.Dict(allow_none=True, metadata=_doc("the turn clock's settings", {"move_seconds": 30})))
 
 
 class MatchListSchema(Schema):
     matches = _always(fields.List(fields.Nested(MatchSummarySchema)))
+    next = _always(fields.String(allow_none=True, metadata=_doc(
+        "URL of the next page (null: this is the last)", "/v1/matches?status=waiting&cursor=MTczMzA1")))
 
 
 class LogEntrySchema(Schema):
@@ -261,12 +376,18 @@ class LogEntrySchema(Schema):
     seat = _always(fields.Integer(allow_none=True, metadata=_doc("who moved (null: chance)")))
     chance = _always(fields.Boolean(metadata=_doc("a chance outcome (deal, draw, roll)")))
     move = _always(fields.Raw(metadata=_doc("the move, redacted for what the caller may not see")))
+    name = _always(fields.String(allow_none=True, metadata=_doc("the name of who moved (null: chance)")))
+    timeout = _always(fields.Boolean(metadata=_doc("played by the takeover bot when the seat's time ran out")))
 
 
 class LogSchema(Schema):
     id = _always(fields.String())
     version = _always(fields.Integer())
     entries = _always(fields.List(fields.Nested(LogEntrySchema)))
+    game = _always(fields.String(metadata=_doc("game id", "witches")))
+    players = _always(fields.Integer(metadata=_doc("number of seats", 2)))
+    options = _always(fields.Dict(metadata=_doc("the match options, defaults filled in")))
+    fairness = _always(fields.Nested(FairnessSchema))
 
 
 class ProblemSchema(Schema):
@@ -284,6 +405,7 @@ class ProblemSchema(Schema):
     current_version = fields.Integer(metadata=_doc("the match's version (conflicts)"))
     to_act = fields.Integer(allow_none=True)
     status_of_match = fields.Enum(MatchStatus, by_value=True, data_key="match_status")
+    policy = fields.String(metadata=_doc("the rate limit reached (429)", "create-per-minute"))
 
 
 class AnalysedMoveSchema(Schema):
@@ -319,6 +441,7 @@ class AnalysisSchema(Schema):
 class HealthSchema(Schema):
     status = _always(fields.String(validate=validate.OneOf(("ok", "unavailable")), metadata=_doc("ok", "ok")))
     redis = fields.String(metadata=_doc("ok or the error (readiness only)", "ok"))
+    workers = fields.Integer(metadata=_doc("bot workers with a recent heartbeat (readiness only)", 1))
 
 
 class LegalMovesSchema(Schema):
@@ -340,11 +463,11 @@ CREATE_MATCH = CreateMatchSchema()
 JOIN = JoinSchema()
 MOVE_REQUEST = MoveRequestSchema()
 MATCH_QUERY = MatchQuerySchema()
-EVENTS_QUERY = EventsQuerySchema()
 MATCH_LIST_QUERY = MatchListQuerySchema()
 GAME_LIST = GameListSchema()
 GAME_DETAIL = GameDetailSchema()
 MATCH_VIEW = MatchViewSchema()
+VERSION_VIEW = VersionViewSchema()
 SEAT_GRANT = SeatGrantSchema()
 MATCH_LIST = MatchListSchema()
 MATCH_LOG = LogSchema()

@@ -9,12 +9,18 @@ a cluster slot and one MULTI/EXEC can change them together:
 - `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
                 recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
+- `…:versions` list: per version, the record without snapshot, seed or tokens (history by version)
+- `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
 
-Plus two global sorted sets: `coven:index`, the matches that can be listed, and
-`coven:bots:due`, the pending bot turns (`<match>:<version>`) by when the sweeper
-should look at them next; keys that span matches are written outside a match's
-transaction (cluster slot rules).
+Plus the lobby's sorted sets of the public matches that can be listed (waiting or active;
+private ones are never in them), scored by creation time: `coven:index` (all of them),
+`coven:lobby:<game|*>:<status|*>` (exact filters by game, by status, by both);
+`coven:bots:due`, the pending turns (`<match>:<version>`) by when the sweeper should look
+at them next: a bot's turn, or a human's on a clock, at its deadline; and per client
+address a sorted set of the waiting matches it opened (`coven:open-by:<address>`). Keys
+that span matches are written after a match's transaction, never inside it (cluster slot
+rules).
 The storage takes a binary client, of one Redis or of a Redis Cluster (every
 transaction touches one match's keys, so one slot), and decodes itself.
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,7 +38,8 @@ from redis.client import Pipeline
 from redis.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import WatchError
 
-from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, text
+from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
+from engine import all_games
 
 T = TypeVar("T")
 
@@ -62,6 +70,16 @@ def bot_key(match_id: str) -> str:
     return f"{_tag(match_id)}:bot"
 
 
+def versions_key(match_id: str) -> str:
+    """The list of a match's versions (entry n-1 is version n), for history by version."""
+    return f"{_tag(match_id)}:versions"
+
+
+def seen_key(match_id: str) -> str:
+    """The hash of when each seat last acted or polled."""
+    return f"{_tag(match_id)}:seen"
+
+
 def recovery_key(match_id: str, version: int) -> str:
     """A short-lived lock so that one stuck bot turn is re-enqueued once."""
     return f"{_tag(match_id)}:recover:{version}"
@@ -89,9 +107,26 @@ def channel_for(match_id: str) -> str:
     return f"{_tag(match_id)}:events"
 
 
+def open_matches_key(owner: str) -> str:
+    """The sorted set of the matches one client address opened (to cap those left waiting)."""
+    return f"{PREFIX}:open-by:{owner}"
+
+
+def lobby_key(game: str | None, status: str | None) -> str:
+    """The sorted set of listed matches of one game and/or status (both None: all of them)."""
+    if game is None and status is None:
+        return INDEX_KEY
+    return f"{PREFIX}:lobby:{game or '*'}:{status or '*'}"
+
+
+#: The lobby's index of each listed status (for counting matches by status).
+STATUS_INDEXES = {status.value: lobby_key(None, status) for status in LISTED}
+
+
 def keys_of(match_id: str) -> list[str]:
     """Every long-lived key of a match (they share one expiry)."""
-    return [match_key(match_id), history_key(match_id), bot_key(match_id)]
+    return [match_key(match_id), history_key(match_id), bot_key(match_id), versions_key(match_id),
+            seen_key(match_id)]
 
 
 # --- the store ------------------------------------------------------------------
@@ -119,6 +154,7 @@ class Store:
         pipe.hset(match_key(mid), mapping=record.to_redis())
         if appended:
             pipe.rpush(history_key(mid), *[json.dumps(m, separators=(",", ":")) for m in appended])
+        pipe.rpush(versions_key(mid), json.dumps(record.version_json(), separators=(",", ":")))
         ttl = self.ttl_for_status(record.status)
         for key in keys_of(mid):
             pipe.expire(key, ttl)
@@ -151,38 +187,162 @@ class Store:
                     continue
 
     def after_write(self, record: MatchRecord) -> None:
-        """Keep the listing index in step and wake every waiter of the match."""
-        if record.status in LISTED:
-            self.redis.zadd(INDEX_KEY, {record.id: record.created})
-        else:
-            self.redis.zrem(INDEX_KEY, record.id)
+        """Keep the lobby's indices in step and wake every waiter of the match.
+
+        The indices span matches, so they are written here, after the match's transaction.
+        """
+        self.index(record)
         self.publish(record.id, {"kind": "match", "version": record.version})
+
+    def index(self, record: MatchRecord) -> None:
+        """List a public `record` in the lobby indices of its game and status; unlist it from the others."""
+        listed = record.status in LISTED and record.visibility == Visibility.PUBLIC
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game in (None, record.game):
+                for status in (None, *LISTED):
+                    key = lobby_key(game, status)
+                    if listed and status in (None, record.status):
+                        pipe.zadd(key, {record.id: record.created})
+                    else:
+                        pipe.zrem(key, record.id)
+            pipe.execute()
+
+    def lobby_page(
+        self, game: str | None, status: str | None, limit: int, after: tuple[float, str] | None = None,
+    ) -> tuple[list[MatchRecord], tuple[float, str] | None]:
+        """Up to `limit` listed matches of `game` and `status`, newest first, starting after the
+        cursor `after` (creation time, id); and the cursor of the next page (None: no more).
+
+        Index entries of matches that expired or moved on are dropped as they are met.
+        """
+        key = lobby_key(game, status)
+        found: list[MatchRecord] = []
+        cursor = after
+        while len(found) <= limit:
+            batch = self._entries_after(key, cursor, 2 * (limit + 1 - len(found)))
+            if not batch:
+                break
+            for mid, record in zip(batch, self._load_many(batch), strict=True):
+                if record is None:
+                    self._unlist(mid)
+                elif record.status not in LISTED or record.visibility != Visibility.PUBLIC or (
+                        game and record.game != game) or (status and record.status != status):
+                    self.index(record)  # an entry a crash left behind: set it right
+                else:
+                    found.append(record)
+            last = self.redis.zscore(key, batch[-1])
+            cursor = (last, batch[-1]) if last is not None else None
+            if cursor is None:
+                break
+        page = found[:limit]
+        more = len(found) > limit
+        return page, ((page[-1].created, page[-1].id) if more and page else None)
+
+    def _entries_after(self, key: str, cursor: tuple[float, str] | None, count: int) -> list[str]:
+        """Up to `count` ids of `key`, newest first, after the entry `cursor` (score, id)."""
+        if cursor is None:
+            return [text(raw) for raw in self.redis.zrevrangebyscore(key, "+inf", "-inf", 0, count)]
+        score, after_id = cursor
+        # Equal scores come in reverse order of id: the ones below the cursor's id are still to come.
+        same = [text(raw) for raw in self.redis.zrevrangebyscore(key, score, score)]
+        ids = [mid for mid in same if mid < after_id]
+        older = self.redis.zrevrangebyscore(key, f"({score!r}", "-inf", 0, count)
+        return (ids + [text(raw) for raw in older])[:count]
+
+    def _load_many(self, ids: list[str]) -> list[MatchRecord | None]:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for mid in ids:
+                pipe.hgetall(match_key(mid))
+            raws = pipe.execute()
+        return [MatchRecord.from_redis(raw) if raw else None for raw in raws]
+
+    def _unlist(self, match_id: str) -> None:
+        """Forget an expired match in every lobby index it may be in (its game is gone with it)."""
+        keys = [lobby_key(game, status) for game in (None, *(g.info.id for g in all_games()))
+                for status in (None, *LISTED)]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.zrem(key, match_id)
+            pipe.execute()
+
+    def now(self, pipe: Redis | Pipeline | None = None) -> float:
+        """Redis's clock, in epoch seconds: every process measures turns by the same clock (on a
+        Cluster, its default node's: a cluster pipeline cannot send TIME)."""
+        if isinstance(self.redis, RedisCluster):
+            seconds, micros = self.redis.time()
+        else:
+            seconds, micros = (pipe or self.redis).time()
+        return seconds + micros / 1e6
+
+    def version_at(self, match_id: str, version: int) -> dict[str, Any] | None:
+        """What `version_json` stored for `version` of a match, or None when there is no such version."""
+        if version < 1:
+            return None
+        raw = self.redis.lindex(versions_key(match_id), version - 1)
+        return json.loads(raw) if raw else None
+
+    def versions(self, match_id: str, first: int, last: int) -> list[dict[str, Any]]:
+        """What `version_json` stored for versions `first` to `last` of a match, in order."""
+        if last < first or last < 1:
+            return []
+        raw = self.redis.lrange(versions_key(match_id), max(first, 1) - 1, last - 1)
+        return [json.loads(item) for item in raw]
+
+    def history_prefix(self, match_id: str, length: int) -> list[Any]:
+        """The first `length` moves of a match's history."""
+        if length <= 0:
+            return []
+        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, length - 1)]
+
+    # presence ---------------------------------------------------------------------------
+
+    def saw(self, match_id: str, seat: int, when: float, ttl: int) -> None:
+        """Note that `seat` acted or polled at `when` (the key lives at most `ttl` more seconds)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(seen_key(match_id), str(seat), repr(when))
+            pipe.expire(seen_key(match_id), ttl)
+            pipe.execute()
+
+    def delete(self, match_id: str) -> None:
+        """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(*keys_of(match_id))
+            pipe.execute()
+        self._unlist(match_id)
+
+    def last_seen(self, match_id: str) -> dict[int, float]:
+        """When each seat last acted or polled (seats never seen are absent)."""
+        raw = self.redis.hgetall(seen_key(match_id))
+        return {int(text(seat)): float(text(when)) for seat, when in raw.items()}
 
     def publish(self, match_id: str, message: dict[str, Any]) -> None:
         """Announce a change on the match's channel."""
         self.redis.publish(channel_for(match_id), json.dumps(message))
 
-    def listed(self, limit: int) -> list[MatchRecord]:
-        """Waiting and active matches, newest first; forgets index entries that expired."""
-        return self._records([text(raw) for raw in self.redis.zrevrange(INDEX_KEY, 0, limit * 4)])
+    # open matches per client address ------------------------------------------------
 
-    def _records(self, ids: list[str]) -> list[MatchRecord]:
-        """The records of `ids` that still exist; index entries of expired ones are forgotten."""
+    def waiting_matches_of(self, owner: str) -> list[str]:
+        """The ids of the matches `owner` opened that still wait for players; forgets the rest."""
+        key = open_matches_key(owner)
+        ids = [text(raw) for raw in self.redis.zrange(key, 0, -1)]
         if not ids:
             return []
         with self.redis.pipeline(transaction=False) as pipe:
             for mid in ids:
-                pipe.hgetall(match_key(mid))
-            raws = pipe.execute()
-        records, gone = [], []
-        for mid, raw in zip(ids, raws, strict=True):
-            if raw:
-                records.append(MatchRecord.from_redis(raw))
-            else:
-                gone.append(mid)
-        if gone:
-            self.redis.zrem(INDEX_KEY, *gone)
-        return records
+                pipe.hget(match_key(mid), "status")
+            statuses = pipe.execute()
+        waiting = [mid for mid, status in zip(ids, statuses, strict=True) if status == b"waiting"]
+        if len(waiting) < len(ids):
+            self.redis.zrem(key, *(set(ids) - set(waiting)))
+        return waiting
+
+    def remember_open_match(self, owner: str, match_id: str, ttl: int) -> None:
+        """Note that `owner` opened a waiting match (the set lives as long as its newest match)."""
+        key = open_matches_key(owner)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(key, {match_id: time.time()})
+            pipe.expire(key, ttl)
+            pipe.execute()
 
     # idempotency records -----------------------------------------------------------
 
@@ -227,8 +387,14 @@ class Store:
     # due bot turns --------------------------------------------------------------------
 
     def mark_due(self, match_id: str, version: int, when: float) -> None:
-        """Have the sweeper look at the bot turn at `version` at `when` (epoch seconds)."""
+        """Have the sweeper look at the turn at `version` at `when` (epoch seconds): a bot's turn,
+        or a human's on a clock at its deadline."""
         self.redis.zadd(DUE_KEY, {f"{match_id}:{version}": when})
+
+    def next_due(self) -> float | None:
+        """When the earliest due turn is to be looked at (None: no turn pending)."""
+        first = self.redis.zrange(DUE_KEY, 0, 0, withscores=True)
+        return float(first[0][1]) if first else None
 
     def unmark_due(self, match_id: str, version: int) -> None:
         """The bot turn at `version` needs no more looking after."""

@@ -30,6 +30,11 @@ BOTS_ONLY_NICENESS = 10
 class BotWorker(Worker):
     """RQ's forking worker; the work horse of a bots-only turn lowers its own CPU priority."""
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        # A short time to live makes an idle worker's heartbeat frequent enough for /readyz.
+        kwargs.setdefault("worker_ttl", Config.from_env().WORKER_TTL_SECONDS)
+        super().__init__(*args, **kwargs)
+
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """Work without RQ's scheduler process: bot turns are never scheduled for later (the pool
         asks for one per worker, and it dies with a traceback whenever Redis restarts)."""

@@ -85,6 +85,8 @@ class GameInfo:
     summary: str = ""
     #: JSON Schema of the moves a player posts (the entries of `legal_moves`), see engine.shapes.
     move_schema: Mapping[str, Any] = field(default_factory=dict)
+    #: JSON Schema of `view(state, seat)`, every seat's and the spectator's (engine.shapes).
+    view_schema: Mapping[str, Any] = field(default_factory=dict)
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:
@@ -102,6 +104,7 @@ class Termination(StrEnum):
     SPECIAL_VICTORY = "special_victory"        # enchanters E22: an Artifact's victory
     PILES_EMPTY = "piles_empty"                # enchanters E23: nothing left to take
     STALEMATE = "stalemate"                    # enchanters E23: a stuck table
+    RESIGNED = "resigned"                      # every seat but one resigned (engine.resignation)
 
 
 @dataclass(frozen=True)

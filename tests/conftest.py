@@ -3,6 +3,8 @@ flushed between tests, a fresh app per test, and burst workers for bot turns."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -19,6 +21,14 @@ import pytest
 from redis import Redis
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Limits no test reaches by accident; tests of the limits themselves set low ones.
+UNTHROTTLED = {
+    "RATE_LIMIT_CREATE": "100000/second", "RATE_LIMIT_JOIN": "100000/second",
+    "RATE_LIMIT_MOVE": "100000/second", "RATE_LIMIT_READ": "100000/second",
+    "RATE_LIMIT_TICKET": "100000/second", "RATE_LIMIT_ANALYSIS": "100000/second",
+    "OPEN_MATCHES_PER_ADDRESS": 100000,
+}
 
 
 def free_port() -> int:
@@ -74,7 +84,7 @@ def config(redis_url: str, monkeypatch: pytest.MonkeyPatch):
 
     monkeypatch.setenv("REDIS_URL", redis_url)
     return Config(REDIS_URL=redis_url, LONG_POLL_MAX_SECONDS=5.0, SSE_MAX_SECONDS=10.0,
-                  SSE_KEEPALIVE_SECONDS=1.0, BOT_GRACE_SECONDS=1.0)
+                  SSE_KEEPALIVE_SECONDS=1.0, BOT_GRACE_SECONDS=1.0, **UNTHROTTLED)
 
 
 @pytest.fixture
@@ -111,6 +121,60 @@ def run_bots(redis, config):
         BurstWorker(queues, connection=redis).work(burst=True, logging_level="WARNING")
 
     return run
+
+
+@pytest.fixture
+def app_with(config, redis):
+    """A fresh app with some settings changed (e.g. low rate limits)."""
+    from api import create_app
+
+    def build(**changes):
+        application = create_app(dataclasses.replace(config, **changes))
+        application.config["TESTING"] = True
+        return application
+
+    return build
+
+
+@contextlib.contextmanager
+def devserver(redis_url: str, **settings: object) -> Iterator[str]:
+    """A dev server (the Procfile's processes, as `make run` starts them) on a free port, with
+    limits no test reaches and `settings` in its environment; yields its base URL. Its output
+    goes to a file, not a pipe: an unread pipe fills up and blocks the server mid-test."""
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
+           **{name: str(value) for name, value in {**UNTHROTTLED, **settings}.items()}}
+    with tempfile.TemporaryFile() as output:
+        server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
+                                  stdout=output, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        output.seek(0)
+                        pytest.fail("the dev server did not come up:\n" + output.read().decode(errors="replace"))
+                    time.sleep(0.2)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
+
+
+@pytest.fixture(scope="module")
+def live_api(redis_url: str) -> Iterator[str]:
+    """A dev server per module (its RQ worker must not take the bot turns of the tests that run
+    burst workers)."""
+    with devserver(redis_url) as url:
+        yield url
 
 
 def _free_cluster_port() -> int:
@@ -182,35 +246,3 @@ def redis_cluster_url() -> Iterator[str]:
         for process in processes:
             process.wait(timeout=10)
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def live_api(redis_url: str) -> Iterator[str]:
-    """A dev server (the Procfile's processes, as `make run` starts them) on a free port, per module
-    (its RQ worker must not take the bot turns of the tests that run burst workers). Its output
-    goes to a file, not a pipe: an unread pipe fills up and blocks the server mid-test."""
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1"}
-    with tempfile.TemporaryFile() as output:
-        server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
-                                  stdout=output, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        output.seek(0)
-                        pytest.fail("the dev server did not come up:\n" + output.read().decode(errors="replace"))
-                    time.sleep(0.2)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                raise

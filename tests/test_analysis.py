@@ -12,13 +12,13 @@ from engine import get_game
 
 
 def human_to_act(client, game: str = "witches") -> dict:
-    """A seeded two-human match of `game` where seat 0 is to act, with both tokens."""
-    for attempt in range(50):
-        created = create(client, game, [{"type": "human"}, {"type": "human"}], seed=f"a{attempt}")
+    """A two-human match of `game` where seat 0 is to act, with both tokens."""
+    for _ in range(50):
+        created = create(client, game, [{"type": "human"}, {"type": "human"}])
         joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
         if created["to_act"] == 0:
             return {**created, "tokens": {0: created["token"], 1: joined["token"]}}
-    raise AssertionError("no seed lets seat 0 start")
+    raise AssertionError("seat 0 never started")
 
 
 def test_the_seat_to_act_gets_its_top_moves_from_the_workers(client, run_bots) -> None:
@@ -66,7 +66,7 @@ def test_an_analysis_is_shown_to_the_seat_that_asked_until_the_end(client, run_b
 
 
 def test_open_games_may_be_analysed_by_spectators(client, run_bots) -> None:
-    created = create(client, "cube", [{"type": "human"}, {"type": "human"}], seed="cube-analysis")
+    created = create(client, "cube", [{"type": "human"}, {"type": "human"}])
     client.post(f"/v1/matches/{created['id']}/join")
     asked = client.post(f"/v1/matches/{created['id']}/analysis", json={"simulations": 100})
     assert asked.status_code == 202
@@ -111,3 +111,16 @@ def test_the_search_sees_only_what_the_seat_knows() -> None:
     first = search(game, state, seat, random.Random(1), iterations=200)
     second = search(game, other, seat, random.Random(1), iterations=200)
     assert first.visits == second.visits and first.values == second.values
+
+
+def test_an_analysis_whose_job_failed_or_vanished_says_failed(client, redis) -> None:
+    from rq.job import Job
+
+    from api.service.analysis import job_id_for
+
+    match = human_to_act(client)
+    asked = client.post(f"/v1/matches/{match['id']}/analysis", json={"simulations": 50},
+                        headers=auth(match["tokens"][0])).get_json()
+    Job.fetch(job_id_for(match["id"], asked["id"]), connection=redis).delete()  # lost with its worker
+    failed = client.get(f"/v1/matches/{match['id']}/analysis/{asked['id']}", headers=auth(match["tokens"][0]))
+    assert failed.get_json()["status"] == "failed"

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -33,3 +36,42 @@ def test_readme_curl_session_plays_a_match_to_the_end(live_api: str, game_id: st
     assert run.returncode == 0, run.stderr + run.stdout
     assert '"status": "finished"' in run.stdout and '"winners"' in run.stdout, run.stdout
     assert "you play" in run.stdout
+
+
+def call(method: str, url: str, body: dict | None = None, token: str | None = None) -> dict:
+    """One JSON request to the live server."""
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Content-Type": "application/json"} if data else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=data, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=40) as answer:
+        return json.load(answer)
+
+
+def test_the_sweeper_and_a_worker_move_for_a_seat_out_of_time(live_api: str) -> None:
+    created = call("POST", f"{live_api}/v1/matches", {"game": "witches", "clock": {"move_seconds": 1},
+                                                      "seats": [{"type": "human"}, {"type": "human"}]})
+    mid = created["id"]
+    joined = call("POST", f"{live_api}/v1/matches/{mid}/join", {"name": "Viviane"})
+    late = joined["to_act"]
+    after = call("GET", f"{live_api}/v1/matches/{mid}?after_version={joined['version']}&wait=15")
+    assert after["version"] == joined["version"] + 1, "no move was made for the seat out of time"
+    entries = call("GET", f"{live_api}/v1/matches/{mid}/log")["entries"]
+    assert [entry["seat"] for entry in entries if entry["timeout"]] == [late]
+    assert after["seats"][late]["timeouts"] == 1 and after["seats"][late]["takeover"] is None
+    token = created["token"] if late == 0 else joined["token"]
+    ended = call("POST", f"{live_api}/v1/matches/{mid}/resign", token=token)  # no bots left playing it
+    assert ended["status"] == "finished" and ended["outcome"]["winners"] == [1 - late]
+
+
+def test_engine_verify_checks_a_finished_match_by_its_url(live_api: str) -> None:
+    created = call("POST", f"{live_api}/v1/matches", {
+        "game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "random"}]})
+    url = f"{live_api}/v1/matches/{created['id']}"
+    ended = call("POST", f"{url}/resign", token=created["token"])  # finished: the deal is revealed
+    assert ended["status"] == "finished" and ended["fairness"]["seed"]
+    checked = subprocess.run([sys.executable, "-m", "engine.verify", url], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.startswith("ok:")

@@ -50,6 +50,15 @@ def test_every_operation_is_declared_in_python_with_an_operation_id(app) -> None
         assert "---" not in (function.__doc__ or ""), f"{endpoint} still documents itself in YAML"
 
 
+def test_shared_examples_have_their_schemas_shapes() -> None:
+    from jsonschema import Draft202012Validator
+
+    document = yaml.safe_load(COMMITTED.read_text())
+    for name in ("MatchView", "SeatGrant"):
+        schema = {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+        Draft202012Validator(schema).validate(document["components"]["examples"][name]["value"])
+
+
 def test_move_examples_are_moves_of_their_games() -> None:
     """Each documented move request parses as a move of the game its example names."""
     from engine.registry import get_game
@@ -131,7 +140,13 @@ def test_real_responses_validate_against_the_document(client, run_bots, contract
     check(client.get(f"/v1/matches/{mid}", headers=tag))
     check(client.get(f"/v1/matches/{mid}/log", headers=tag))
     check(client.post(f"/v1/matches/{mid}/moves", json={"move": {"type": "nope"}}, headers=auth(token)))
-    not_allowed = client.delete(f"/v1/matches/{mid}")  # no such operation to validate against
+    check(client.get(f"/v1/matches/{mid}/versions/1", headers=auth(token)))
+    check(client.get(f"/v1/matches/{mid}/versions/9999"))
+    check(client.post(f"/v1/matches/{mid}/resign", headers=auth(token)))
+    check(client.post(f"/v1/matches/{mid}/leave", headers=auth(token)))
+    check(client.delete(f"/v1/matches/{mid}", headers=auth(token)))
+    check(client.post(f"/v1/matches/{mid}/rematch", headers=auth(token)))
+    not_allowed = client.put(f"/v1/matches/{mid}")  # no such operation to validate against
     assert not_allowed.status_code == 405 and not_allowed.mimetype == "application/problem+json"
     statuses = {status for _, _, status in seen}
     assert {200, 201, 304, 400, 401, 403, 404, 409, 412, 413, 415, 422} <= statuses

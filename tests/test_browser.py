@@ -254,19 +254,23 @@ def test_every_table_reads_at_phone_width_and_plays_with_the_keyboard(pages: Pag
 
 
 def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page = pages.new()
     create_match(page, "witches", ["you", "hard"])  # a hard bot thinks up to a second a move
-    for _ in range(10):
-        if page.locator(".bot-activity p").count():
+    thinking = ("() => /is thinking: [0-9,]+ of at most 3,000 simulations/"
+                ".test(document.querySelector('.bot-activity')?.textContent || '')")
+    for _ in range(15):  # each bot turn shows its progress for a few tenths of a second
+        try:
+            page.wait_for_function(thinking, timeout=5_000)
             break
-        if status(page).startswith("Your turn"):
+        except PlaywrightTimeout:
+            assert wait_for_turn(page), "the match ended before the bot was seen thinking"
             before = version(page)
             click_witches_move(page)
             moved(page, before)
-        page.wait_for_timeout(100)
-    page.wait_for_function("() => /is thinking: [0-9,]+ of at most 3,000 simulations/"
-                           ".test(document.querySelector('.bot-activity')?.textContent || '')")
-    assert page.locator(".bot-activity progress").count() == 1
+    else:
+        pytest.fail("the bot's progress never showed")
     assert page.locator(".bot-activity").inner_text().startswith("Player 2 (hard bot) is thinking")
     shoot(page, "bot-thinking.png", full_page=False)
 

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 from api_support import create, play_out, race, view
+from conftest import UNTHROTTLED
 from redis.cluster import RedisCluster
 
 from api.storage import match_key
@@ -34,7 +35,7 @@ def config(redis_cluster_url: str, redis_url: str, redis, cluster, monkeypatch: 
     monkeypatch.setenv("QUEUE_REDIS_URL", redis_url)
     return Config(REDIS_URL=redis_cluster_url, REDIS_CLUSTER=True, QUEUE_REDIS_URL=redis_url,
                   LONG_POLL_MAX_SECONDS=5.0, SSE_MAX_SECONDS=10.0, SSE_KEEPALIVE_SECONDS=1.0,
-                  BOT_GRACE_SECONDS=1.0)
+                  BOT_GRACE_SECONDS=1.0, **UNTHROTTLED)
 
 
 def test_the_app_stores_matches_on_the_cluster(app, cluster) -> None:

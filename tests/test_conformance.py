@@ -132,6 +132,20 @@ def test_legal_moves_have_the_declared_json_shapes(game: Game) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
+def test_views_have_the_declared_json_shape(game: Game) -> None:
+    """GameInfo.view_schema (the API's `state`) admits every seat's and the spectator's view."""
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(game.info.view_schema)
+    validator = Draft202012Validator(game.info.view_schema)
+    for n in (game.info.min_players, game.info.max_players):
+        for step, (state, _) in enumerate(random_trajectory(game, n, {}, seed=5)):
+            if step % 3 == 0 or game.current_player(state) == TERMINAL:
+                for seat in [None, *range(n)]:
+                    validator.validate(json.loads(json.dumps(game.view(state, seat))))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.info.id for g in GAMES])
 @pytest.mark.parametrize("garbage", [None, 1, "x", [], {}, {"type": "no-such-move"}, [1, 2]])
 def test_malformed_move_json_is_invalid_move(game: Game, garbage) -> None:
     with pytest.raises(InvalidMove):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from api_support import create, play, view
-from conftest import free_port
+from conftest import UNTHROTTLED, free_port
 from redis import Redis
 
 from api.config import Config
@@ -75,7 +75,7 @@ def test_no_match_is_lost_when_redis_is_killed(tmp_path: Path) -> None:
     port = free_port()
     process = start_redis(port, tmp_path)
     try:
-        app = create_app(Config(REDIS_URL=f"redis://127.0.0.1:{port}/0"))
+        app = create_app(Config(REDIS_URL=f"redis://127.0.0.1:{port}/0", **UNTHROTTLED))
         client = app.test_client()
         rng = random.Random(11)
         versions = {}
@@ -112,7 +112,7 @@ class DevServer:
         self.port = free_port()
         env = {**os.environ, "PORT": str(self.port), "REDIS_PORT": str(free_port()),
                "RUN_DIR": str(tmp_path), "WEB_CONCURRENCY": "1", "BOT_SWEEP_SECONDS": "1",
-               "BOT_GRACE_SECONDS": "1"}
+               "BOT_GRACE_SECONDS": "1", **{name: str(value) for name, value in UNTHROTTLED.items()}}
         env.pop("REDIS_URL", None)
         self.process = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -41,3 +41,14 @@ def test_a_small_ladder_plays_every_pair_and_prints_a_table() -> None:
     assert {(p["a"], p["b"]) for p in result["pairs"]} == {("random", "easy")}
     assert set(result["ratings"]) == {"random", "easy"}
     assert "| witches | random | +0 |" in table({"witches": result})
+
+
+def test_named_policies_join_the_ladder_and_play_legal_moves_from_a_determinization() -> None:
+    from ai.arena import play_game
+    from ai.ladder import NamedPolicy, participants
+
+    for game_id, name in (("cube", "careful"), ("enchanters", "greedy")):
+        game = get_game(game_id)
+        assert name in participants(game)
+        winners, _ = play_game(game, [NamedPolicy(name), "random"], seed=f"named:{game_id}")
+        assert winners  # every move went through the checked `apply`

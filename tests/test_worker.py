@@ -246,6 +246,8 @@ def test_a_turn_out_of_retries_shows_failed_and_is_tried_again_later(client, red
     kill_turn(redis, mid, version)
     assert service.sweep_bots() == 0  # out of retries for now
     assert view(client, mid)["bot"]["status"] == "failed"
+    counted = {k.decode(): v.decode() for k, v in redis.hgetall("coven:metrics").items()}
+    assert counted["failed"] == "1" and counted["recovered"] == str(MAX_RECOVERIES)  # in /metrics
     retry_at = redis.zscore(DUE_KEY, f"{mid}:{version}")
     assert retry_at == pytest.approx(time.time() + service.config.BOT_RETRY_SECONDS, abs=5)
     assert service.sweep_bots() == 0 and view(client, mid)["bot"]["status"] == "failed"  # not yet

@@ -1,9 +1,13 @@
 """The match service, by concern.
 
 - `commands`     MatchService: load a match (and the caller's seat), create, join, play,
-                 bot turns — every change a compare-and-set transaction
-- `presentation` what callers see (view, legal moves, log, listing) as objects the schemas dump
+                 bot turns, resign, leave, cancel, rematch — every change a compare-and-set
+                 transaction
+- `clocks`       turn clocks: deadlines by Redis time, the cost of a move, each seat's time left
+- `presentation` what callers see (view, view at a version, legal moves, log, listing) as objects
+                 the schemas dump
 - `streams`      long-poll and the Server-Sent Events stream
+- `analysis`     analysis requests for players (run by `api.analysis_job` on the bot workers)
 - `model`        Loaded (record + game + state) and Caller (plus the caller's seat)
 - `errors`       the service's errors, each with its HTTP status
 - `tokens`       seat tokens

@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 from redis import Redis
 from redis.cluster import RedisCluster
 from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from api import storage
 from api.config import Config
@@ -102,23 +104,41 @@ def request(redis: Redis | RedisCluster, config: Config, caller: Caller, simulat
         raise TypeError("RQ needs a single Redis for the bot queues: pass queue")
     Queue(config.BOT_QUEUE, connection=queues).enqueue(
         JOB_FUNCTION, record.id, analysis.id,
-        job_id=f"analysis-{record.id}-{analysis.id}",
+        job_id=job_id_for(record.id, analysis.id),
         job_timeout=120, result_ttl=60, failure_ttl=ANALYSIS_TTL_SECONDS,
         description=f"analysis {analysis.id} of match {record.id} at version {record.version}",
     )
     return analysis
 
 
-def fetch(redis: Redis | RedisCluster, caller: Caller, analysis_id: str) -> Analysis:
-    """An analysis of this match, for whoever may read it (the seat that asked, or anyone once over)."""
+def fetch(redis: Redis | RedisCluster, caller: Caller, analysis_id: str, queue: Redis | None = None) -> Analysis:
+    """An analysis of this match, for whoever may read it (the seat that asked, or anyone once over);
+    its job is looked up on `queue`, the bot queues' Redis (default: `redis`)."""
     data = load(redis, caller.record.id, analysis_id)
     if data is None:
         raise AnalysisNotFound(f"no analysis {analysis_id!r} of this match (they are kept an hour)")
     analysis = Analysis.from_hash(analysis_id, data)
+    if analysis.status in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING) and _job_failed(queue if queue is not None else _single(redis), analysis):
+        report(redis, analysis.match, analysis.id, AnalysisStatus.FAILED)
+        analysis = replace(analysis, status=AnalysisStatus.FAILED)
     finished = caller.record.status == MatchStatus.FINISHED
     if analysis.requested_by is not None and caller.seat != analysis.requested_by and not finished:
         raise NotAllowed("this analysis belongs to another seat until the match is over")
     return analysis
+
+
+def job_id_for(match_id: str, analysis_id: str) -> str:
+    """The RQ job id of an analysis."""
+    return f"analysis-{match_id}-{analysis_id}"
+
+
+def _job_failed(redis: Redis, analysis: Analysis) -> bool:
+    """Whether the worker's job for an unfinished analysis failed, or is gone (expired, lost)."""
+    try:
+        status = Job.fetch(job_id_for(analysis.match, analysis.id), connection=redis).get_status()
+    except NoSuchJobError:
+        return True
+    return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
 
 
 def load(redis: Redis | RedisCluster, match_id: str, analysis_id: str) -> dict[str, str] | None:
@@ -135,3 +155,10 @@ def report(redis: Redis | RedisCluster, match_id: str, analysis_id: str, status:
         redis.hset(key, "status", status.value)
     else:
         redis.hset(key, mapping={"status": status.value, "result": json.dumps(result, separators=(",", ":"))})
+
+
+def _single(redis: Redis | RedisCluster) -> Redis:
+    """The bot queues' Redis when the caller named none: the matches' own, a single Redis."""
+    if not isinstance(redis, Redis):
+        raise TypeError("RQ needs a single Redis for the bot queues: pass queue")
+    return redis

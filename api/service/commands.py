@@ -19,25 +19,28 @@ from redis import Redis
 from redis.client import Pipeline
 from redis.cluster import RedisCluster
 
-from ai.levels import LEVELS
-from api import schemas, storage
+from ai.levels import DEFAULT_LEVEL, LEVELS
+from api import metrics, schemas, storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.connections import notification_redis
 from api.notifications import Notifications
-from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType
+from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType, Takeover, Visibility
+from api.service import clocks
 from api.service.errors import (
     IdempotencyMismatch,
     IllegalMoveError,
     InvalidRequest,
     MatchFull,
     MatchNotFound,
+    MatchStateConflict,
+    NotCreator,
     NotYourTurn,
     PreconditionFailed,
+    TimeRanOut,
     Unauthorized,
     VersionConflict,
 )
-from api.service.history import entries_for
 from api.service.model import Caller, Loaded, MoveResult
 from api.service.presentation import match_view
 from api.service.tokens import hash_token, new_token, seat_of_token
@@ -85,9 +88,14 @@ class MatchService:
         return _decoded(record)
 
     def caller(self, match_id: str, token: str | None) -> Caller:
-        """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token)."""
+        """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token).
+
+        A seat that asks is seen (its `last_seen`)."""
         loaded = self.load(match_id)
-        return loaded.seen_by(seat_of_token(loaded.record, token))
+        seat = seat_of_token(loaded.record, token)
+        if seat is not None:
+            self._saw(match_id, seat)
+        return loaded.seen_by(seat)
 
     # changing ------------------------------------------------------------------------------
 
@@ -97,10 +105,16 @@ class MatchService:
         seats: list[dict[str, Any]],
         options: dict[str, Any] | None,
         seed: str | None,
+        name: str | None = None,
+        visibility: Visibility = Visibility.PUBLIC,
+        takeover_level: str = DEFAULT_LEVEL,
+        clock: dict[str, float] | None = None,
     ) -> tuple[Caller, str | None]:
         """A new match, and the token of the creator's seat (the first human one; None without).
 
-        It starts at once if no seat is open."""
+        A client `seed` is used as given only with at most one human seat (a practice match
+        against bots, which says `seeded`); with two or more it is refused, since the creator
+        could compute the other players' cards from it. It starts at once if no seat is open."""
         try:
             game = get_game(game_id)
         except UnknownGame as error:
@@ -123,44 +137,38 @@ class MatchService:
                     "unknown bot level",
                     errors={"seats": {str(index): {"level": [f"must be one of: {', '.join(LEVELS)}"]}}},
                 )
-        token, creator = None, None
         humans = [index for index, seat in enumerate(records) if not seat.is_bot]
+        if seed is not None and len(humans) > 1:
+            message = ("a seed is taken only with at most one human seat: with more, its creator "
+                       "could compute the other players' hidden cards")
+            raise InvalidRequest(message, errors={"seed": [message]})
+        token, creator = None, None
         if humans:
             token, creator = new_token(), humans[0]
-            records[creator].take(hash_token(token), 1)
-        secret = seed if seed is not None else secrets.token_hex(32)
-        initial = game.new_state(len(records), options)
-        state, history = resolve_chance(game, initial, secret, 0)
-        now = time.time()
-        record = MatchRecord(
-            id=secrets.token_hex(8),
-            game=game_id,
-            version=1,
-            status=MatchStatus.ACTIVE if all(s.filled for s in records) else MatchStatus.WAITING,
-            seats=records,
-            options=options,
-            seed=secret,
-            seeded=seed is not None,
-            snapshot=game.encode(state),
-            history_length=len(history),
-            created=now,
-            updated=now,
+            records[creator].token_hash = hash_token(token)
+            records[creator].name = name or default_name(creator)
+        record, state, history = self._new_match(
+            game, records, options, seed, visibility=visibility, takeover_level=takeover_level, clock=clock,
         )
-        if game.is_terminal(state):
-            record.status = MatchStatus.FINISHED
+        record.creator = creator
         created = Caller(record, game, state, creator)
-        self._expect_bot(created)
-        self.store.create(record, entries_for(game, initial, history))
+        self._expect_turn(created)
+        self.store.create(record, [game.move_to_json(m) for m in history])
+        if creator is not None:
+            self._saw(record.id, creator)
         self._schedule_bot(created)
         return created, token
 
-    def join(self, match_id: str, seat: int | None) -> tuple[Caller, str]:
+    def join(self, match_id: str, seat: int | None, name: str | None = None) -> tuple[Caller, str]:
         """Take an open human seat (the first one unless `seat` names one); its token, once."""
         token = new_token()
 
         def change(pipe: Pipeline) -> Caller:
             loaded = self.load(match_id, pipe)
             record = loaded.record
+            if record.status != MatchStatus.WAITING:
+                raise MatchFull(f"the match is {record.status}: no seat can be joined",
+                                match_status=record.status)
             if seat is not None:
                 if not 0 <= seat < len(record.seats):
                     raise InvalidRequest(
@@ -168,23 +176,20 @@ class MatchService:
                     )
                 if record.seats[seat].filled:
                     raise MatchFull(f"seat {seat} is already taken")
+                if record.seats[seat].reserved:
+                    raise MatchFull(f"seat {seat} is kept for a player of the previous match (rematch)")
                 chosen = seat
             else:
                 if not record.open_seats:
                     raise MatchFull("every seat of this match is taken")
                 chosen = record.open_seats[0]
-            record.version += 1
-            record.seats[chosen].take(hash_token(token), record.version)
-            if not record.open_seats and record.status == MatchStatus.WAITING:
-                record.status = MatchStatus.ACTIVE
-            record.updated = time.time()
-            joined = loaded.seen_by(chosen)
-            self._expect_bot(joined)
-            pipe.multi()
-            self.store.write(pipe, record, [])
-            return joined
+            record.seats[chosen].token_hash = hash_token(token)
+            record.seats[chosen].name = name or default_name(chosen)
+            self._fill(pipe, loaded)
+            return loaded.seen_by(chosen)
 
         joined = self.store.transact(match_id, change)
+        self._saw(match_id, joined.seat)
         self._after_change(joined)
         return joined, token
 
@@ -214,17 +219,25 @@ class MatchService:
                     return MoveResult(stored["body"], stored["version"], replayed=True), None
             loaded = self.load(match_id, pipe)
             record = loaded.record
+            if record.status != MatchStatus.ACTIVE:
+                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
+            move = parse_move(loaded.game, move_data)  # malformed: 422 whatever the version
             if version is not None and version != record.version:
                 error = PreconditionFailed if version_from_header else VersionConflict
                 raise error(
                     f"the match is at version {record.version}, not {version}",
                     current_version=record.version,
                 )
-            if record.status != MatchStatus.ACTIVE:
-                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
             if loaded.to_act != seat:
                 raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
-            after = self._commit(pipe, loaded, parse_move(loaded.game, move_data))
+            if record.seats[seat].played_by_bot:
+                raise NotYourTurn(f"a bot plays seat {seat} now ({record.seats[seat].takeover})",
+                                  to_act=loaded.to_act)
+            now = self.store.now(pipe)
+            if loaded.timed_out(now) is not None:
+                raise TimeRanOut("your time for this move ran out: the takeover bot moves for you",
+                                 current_version=record.version)
+            after = self._commit(pipe, loaded, move, now)
             body = schemas.MATCH_VIEW.dump(
                 match_view(self.store, after.seen_by(seat))
             )
@@ -234,36 +247,227 @@ class MatchService:
             return MoveResult(body, after.record.version), after
 
         watch = (idem,) if idem else ()
-        result, committed = self.store.transact(match_id, change, *watch)
+        try:
+            result, committed = self.store.transact(match_id, change, *watch)
+        except TimeRanOut:
+            self.ensure_progress(self.load(match_id))
+            raise
         if committed is not None:
-            self._after_change(committed)
+            self.bots.done(match_id, committed.record.version - 1)  # its clock's deadline, if any
+            self._after_change(committed, moved_by=SeatType.HUMAN)
         return result
+
+    # leaving, resigning, cancelling, rematches -----------------------------------------------
+
+    def resign(self, caller: Caller) -> Caller:
+        """The caller's seat resigns: ranked last, a bot plays it on; with one seat left playing,
+        the match ends and that seat wins (end reason `resigned`)."""
+        seat = _seat_of(caller, "resign")
+
+        def change(pipe: Pipeline) -> Caller:
+            loaded = self.load(caller.record.id, pipe)
+            record = loaded.record
+            _require_active(record, "resign")
+            if seat in record.resigned:
+                raise MatchStateConflict(f"seat {seat} has already resigned", match_status=record.status)
+            record.resigned.append(seat)
+            self._take_over(record, seat, Takeover.RESIGNED)
+            if len(record.seats) - len(record.resigned) <= 1:
+                record.status = MatchStatus.FINISHED
+            clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
+            self._bump(pipe, loaded)
+            return loaded.seen_by(seat)
+
+        return self._change(caller.record.id, change)
+
+    def leave(self, caller: Caller) -> Caller:
+        """The caller leaves: a running match's seat goes to the takeover bot; a waiting match's
+        seat is free again (its creator cancels instead)."""
+        seat = _seat_of(caller, "leave")
+
+        def change(pipe: Pipeline) -> Caller:
+            loaded = self.load(caller.record.id, pipe)
+            record = loaded.record
+            held = record.seats[seat]
+            if record.status == MatchStatus.WAITING:
+                if seat == record.creator:
+                    raise MatchStateConflict("the creator of a waiting match cancels it (DELETE) instead",
+                                             match_status=record.status)
+                held.token_hash = held.name = None
+                self._bump(pipe, loaded)
+                return loaded.seen_by(None)
+            _require_active(record, "leave")
+            if held.takeover is not None:
+                raise MatchStateConflict(f"a bot already plays seat {seat} ({held.takeover})",
+                                         match_status=record.status)
+            self._take_over(record, seat, Takeover.LEFT)
+            clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
+            self._bump(pipe, loaded)
+            return loaded.seen_by(seat)
+
+        return self._change(caller.record.id, change)
+
+    def cancel(self, caller: Caller) -> Caller:
+        """The creator calls off a match that still waits for players."""
+        seat = _seat_of(caller, "cancel")
+
+        def change(pipe: Pipeline) -> Caller:
+            loaded = self.load(caller.record.id, pipe)
+            record = loaded.record
+            if seat != record.creator:
+                raise NotCreator("only the seat that created the match may cancel it")
+            if record.status != MatchStatus.WAITING:
+                raise MatchStateConflict(f"the match is {record.status}: only a waiting match can be cancelled",
+                                         match_status=record.status)
+            record.status = MatchStatus.CANCELLED
+            self._bump(pipe, loaded)
+            return loaded.seen_by(seat)
+
+        return self._change(caller.record.id, change)
+
+    def rematch(self, caller: Caller) -> tuple[Caller, str]:
+        """The caller's seat in the follow-up of a finished match (created by the first to ask:
+        same game, options and bots, seats rotated by one, a new secret seed), and its token."""
+        seat = _seat_of(caller, "ask for a rematch")
+        old = caller.record
+        if old.status != MatchStatus.FINISHED:
+            raise MatchStateConflict(f"the match is {old.status}: a rematch follows a finished match",
+                                     match_status=old.status)
+        follow_up = old.rematch or self._create_rematch(caller)
+        token = new_token()
+        new_seat = (seat - 1) % len(old.seats)
+
+        def claim(pipe: Pipeline) -> Caller:
+            loaded = self.load(follow_up, pipe)
+            held = loaded.record.seats[new_seat]
+            if held.filled:
+                raise MatchStateConflict(f"you already hold seat {new_seat} of the rematch {follow_up}",
+                                         match_status=loaded.record.status)
+            held.token_hash, held.reserved = hash_token(token), False
+            if loaded.record.creator is None:
+                loaded.record.creator = new_seat
+            self._fill(pipe, loaded)
+            return loaded.seen_by(new_seat)
+
+        claimed = self.store.transact(follow_up, claim)
+        self._saw(follow_up, new_seat)
+        self._after_change(claimed)
+        return claimed, token
+
+    def _create_rematch(self, caller: Caller) -> str:
+        """Create the follow-up of a finished match and link it (once: a racing second one is dropped)."""
+        old, game = caller.record, caller.game
+        players = len(old.seats)
+        seats = []
+        for index in range(players):
+            before = old.seats[(index + 1) % players]
+            if before.is_bot:
+                seats.append(SeatRecord.bot(before.level))
+            else:
+                seats.append(SeatRecord(SeatType.HUMAN, name=before.name, reserved=True))
+        record, _, history = self._new_match(
+            game, seats, old.options, None, visibility=old.visibility, takeover_level=old.takeover_level,
+            clock=old.clock,
+        )
+        record.previous = old.id
+        self.store.create(record, [game.move_to_json(m) for m in history])
+
+        def link(pipe: Pipeline) -> tuple[str, Loaded | None]:
+            loaded = self.load(old.id, pipe)
+            if loaded.record.rematch is not None:
+                return loaded.record.rematch, None
+            loaded.record.rematch = record.id
+            self._bump(pipe, loaded)
+            return record.id, loaded
+
+        linked, changed = self.store.transact(old.id, link)
+        if changed is not None:
+            self._after_change(changed)
+        else:
+            self.store.delete(record.id)
+        return linked
+
+    def _new_match(
+        self,
+        game: Game,
+        seats: list[SeatRecord],
+        options: dict[str, Any],
+        seed: str | None,
+        visibility: Visibility,
+        takeover_level: str,
+        clock: dict[str, float] | None,
+    ) -> tuple[MatchRecord, Any, list[Move]]:
+        """A new match's record (not stored yet), its state and the chance that opened it."""
+        secret = seed if seed is not None else secrets.token_hex(32)
+        if clock is not None and "bank_seconds" in clock:
+            for seat in seats:
+                seat.bank = None if seat.is_bot else float(clock["bank_seconds"])
+        state = game.new_state(len(seats), options)
+        state, history = resolve_chance(game, state, secret, 0)
+        now = self.store.now()
+        record = MatchRecord(
+            id=secrets.token_hex(8),
+            game=game.info.id,
+            version=1,
+            status=MatchStatus.ACTIVE if all(s.filled for s in seats) else MatchStatus.WAITING,
+            seats=seats,
+            options=options,
+            seed=secret,
+            seeded=seed is not None,
+            snapshot=game.encode(state),
+            history_length=len(history),
+            created=now,
+            updated=now,
+            visibility=visibility,
+            takeover_level=takeover_level,
+            clock=clock,
+        )
+        if game.is_terminal(state):
+            record.status = MatchStatus.FINISHED
+        clocks.start_turn(record, Loaded(record, game, state).to_act, now)
+        return record, state, history
+
+    def _change(self, match_id: str, change: Any) -> Caller:
+        """Run a lifecycle change as a compare-and-set transaction, then notify and schedule."""
+        changed: Caller = self.store.transact(match_id, change)
+        self._saw(match_id, changed.seat)
+        self._after_change(changed)
+        return changed
 
     # bot turns -----------------------------------------------------------------------------
 
     def bot_turn(self, match_id: str, version: int) -> Caller | None:
-        """The match and bot seat of the bot turn at `version`, or None when that turn is over."""
+        """The match and the seat a bot plays at `version` (a bot's, a taken-over one, or a human's
+        whose time ran out), or None when that turn is over."""
         record = self.store.load(match_id)
         if record is None or record.version != version:
             return None
         loaded = _decoded(record)
         seat = loaded.bot_to_act
+        if seat is None:
+            seat = loaded.timed_out(self.store.now())
         return None if seat is None else loaded.seen_by(seat)
 
     def play_bot(self, match_id: str, version: int, move: Move) -> Loaded | None:
-        """Apply a bot's move chosen at `version`; None when the turn is no longer current."""
+        """Apply a bot's move chosen at `version` (for a human seat: on its timeout); None when the
+        turn is no longer current."""
 
         def change(pipe: Pipeline) -> Loaded | None:
             record = self.store.load(match_id, pipe)
             if record is None or record.version != version:
                 return None
             loaded = _decoded(record)
-            return None if loaded.bot_to_act is None else self._commit(pipe, loaded, move)
+            now = self.store.now(pipe)
+            if loaded.bot_to_act is not None:
+                return self._commit(pipe, loaded, move, now)
+            if loaded.timed_out(now) is not None:
+                return self._commit(pipe, loaded, move, now, timeout=True)
+            return None
 
         after = self.store.transact(match_id, change)
         if after is not None:
             self.bots.done(match_id, version)
-            self._after_change(after)
+            self._after_change(after, moved_by=SeatType.BOT)
         return after
 
     def report_bot(self, match_id: str, version: int, fields: dict[str, Any]) -> None:
@@ -272,12 +476,15 @@ class MatchService:
         self.store.report_bot(match_id, data, self.config.IDLE_TTL_SECONDS)
 
     def ensure_progress(self, loaded: Loaded) -> bool:
-        """If a bot is to act and its turn's job is lost or dead, enqueue it again (True then)."""
+        """If a bot is to act (or a human's time ran out) and its turn's job is lost or dead (or was
+        never queued), enqueue it (True then)."""
+        record = loaded.record
         seat = loaded.bot_to_act
+        if seat is None and record.deadline is not None:
+            seat = loaded.timed_out(self.store.now())
         if seat is None:
             return False
-        record = loaded.record
-        return self.bots.ensure(record.id, record.version, record.seats[seat].bot_level, _has_human(record))
+        return self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record))
 
     def sweep_bots(self) -> int:
         """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
@@ -292,52 +499,103 @@ class MatchService:
             for match_id, version in turns:
                 record = self.store.load(match_id)
                 loaded = _decoded(record) if record is not None else None
-                if loaded is None or loaded.record.version != version or loaded.bot_to_act is None:
+                if loaded is None or loaded.record.version != version:
                     self.bots.done(match_id, version)  # played, finished or expired meanwhile
-                else:
+                elif loaded.bot_to_act is not None or loaded.timed_out(self.store.now()) is not None:
                     recovered += self.ensure_progress(loaded)
+                elif loaded.record.deadline is not None:  # not quite out of time by Redis's clock
+                    self.store.mark_due(match_id, version, max(loaded.record.deadline, started + 0.05))
+                else:
+                    self.bots.done(match_id, version)
         return recovered
 
     # internals ------------------------------------------------------------------------------
 
-    def _commit(self, pipe: Pipeline, loaded: Loaded, move: Move) -> Loaded:
-        """Apply `move` and the chance that follows, and queue the writes (starts MULTI)."""
+    def _commit(self, pipe: Pipeline, loaded: Loaded, move: Move, now: float, timeout: bool = False) -> Loaded:
+        """Apply `move` and the chance that follows, and queue the writes (starts MULTI).
+
+        Keeps the clocks: the mover's time is charged, a timeout counted (three in a row
+        and the takeover bot keeps the seat), the next clocked seat's time starts."""
         record, game = loaded.record, loaded.game
+        mover = loaded.to_act
         try:
-            moved = game.apply(loaded.state, move)
+            state = game.apply(loaded.state, move)
         except IllegalMove as error:
             legal = [game.move_to_json(m) for m in game.legal_moves(loaded.state)]
             raise IllegalMoveError(str(error), rule=error.rule, legal_moves=legal) from None
-        state, chance = resolve_chance(game, moved, record.seed, record.history_length + 1)
-        appended = [game.move_to_json(move), *entries_for(game, moved, chance)]
+        state, chance = resolve_chance(game, state, record.seed, record.history_length + 1)
+        appended = [game.move_to_json(move), *(game.move_to_json(m) for m in chance)]
+        if mover is not None and clocks.is_clocked(record, mover):
+            clocks.charge(record, mover, now)
+            held = record.seats[mover]
+            if timeout:
+                record.timeout_moves.append(record.history_length)
+                held.timeouts += 1
+                if held.timeouts >= clocks.TIMEOUTS_FOR_TAKEOVER:
+                    self._take_over(record, mover, Takeover.TIMEOUTS)
+            else:
+                held.timeouts = 0
         record.snapshot = game.encode(state)
         record.history_length += len(appended)
-        record.version += 1
-        record.updated = time.time()
         if game.is_terminal(state):
             record.status = MatchStatus.FINISHED
         after = Loaded(record, game, state)
-        self._expect_bot(after)
-        pipe.multi()
-        self.store.write(pipe, record, appended)
+        clocks.start_turn(record, after.to_act, now)
+        self._bump(pipe, after, appended)
         return after
 
-    def _after_change(self, loaded: Loaded) -> None:
+    def _bump(self, pipe: Pipeline, loaded: Loaded, appended: list[Any] | None = None) -> None:
+        """A new version of the match: note the turn it makes due, queue its writes (starts MULTI)."""
+        record = loaded.record
+        record.version += 1
+        record.updated = time.time()
+        self._expect_turn(loaded)
+        pipe.multi()
+        self.store.write(pipe, record, appended or [])
+
+    def _fill(self, pipe: Pipeline, loaded: Loaded) -> None:
+        """After a seat was taken: start the match once none is left, and write it (starts MULTI)."""
+        record = loaded.record
+        if not record.unfilled_seats and record.status == MatchStatus.WAITING:
+            record.status = MatchStatus.ACTIVE
+            clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
+        self._bump(pipe, loaded)
+
+    def _take_over(self, record: MatchRecord, seat: int, why: Takeover) -> None:
+        """Hand a human seat to the takeover bot for the rest of the match."""
+        held = record.seats[seat]
+        held.takeover = why
+        held.level = held.level or record.takeover_level
+
+    def _saw(self, match_id: str, seat: int | None) -> None:
+        """Note that a seat acted or polled now (presence)."""
+        if seat is not None:
+            self.store.saw(match_id, seat, time.time(), self.config.IDLE_TTL_SECONDS)
+
+    def _after_change(self, loaded: Loaded, moved_by: SeatType | None = None) -> None:
         self.store.after_write(loaded.record)
+        if moved_by is not None:
+            metrics.count_move(self.redis, loaded.record.game, moved_by)
+            if loaded.record.status == MatchStatus.FINISHED:
+                metrics.count_finished(self.redis, loaded.record.game)
         self._schedule_bot(loaded)
 
-    def _expect_bot(self, loaded: Loaded) -> None:
-        """Before saving a change that makes it a bot's turn, put that turn in the due set:
-        a process dying between the save and the enqueue cannot lose it."""
+    def _expect_turn(self, loaded: Loaded) -> None:
+        """Before saving a change that makes it a bot's turn, or a clocked human's, put that turn in
+        the due set (a human's at its deadline): a process dying between the save and the enqueue
+        cannot lose it, and the sweeper finds the clocks that run out."""
+        record = loaded.record
         seat = loaded.bot_to_act
         if seat is not None:
-            self.bots.expect(loaded.record.id, loaded.record.version, loaded.record.seats[seat].bot_level)
+            self.bots.expect(record.id, record.version, loaded.level_of(seat))
+        elif record.deadline is not None and record.status == MatchStatus.ACTIVE:
+            self.store.mark_due(record.id, record.version, record.deadline)
 
     def _schedule_bot(self, loaded: Loaded) -> None:
         seat = loaded.bot_to_act
         if seat is not None:
             record = loaded.record
-            self.bots.enqueue(record.id, record.version, record.seats[seat].bot_level, _has_human(record))
+            self.bots.enqueue(record.id, record.version, loaded.level_of(seat), _has_human(record))
 
 
 def parse_move(game: Game, data: Any) -> Move:
@@ -352,9 +610,28 @@ def parse_move(game: Game, data: Any) -> Move:
         raise InvalidRequest(message, errors={"move": [message]}) from None
 
 
+def default_name(seat: int) -> str:
+    """The name of a player who gave none."""
+    return f"Player {seat + 1}"
+
+
+def _seat_of(caller: Caller, action: str) -> int:
+    """The caller's seat, or Unauthorized: only a seat may `action`."""
+    if caller.seat is None:
+        raise Unauthorized(f"send your seat token as 'Authorization: Bearer <token>' to {action}")
+    return caller.seat
+
+
+def _require_active(record: MatchRecord, action: str) -> None:
+    """MatchStateConflict unless the match is running."""
+    if record.status != MatchStatus.ACTIVE:
+        raise MatchStateConflict(f"the match is {record.status}: you cannot {action} now",
+                                 match_status=record.status)
+
+
 def _has_human(record: MatchRecord) -> bool:
     """Whether a person plays in the match (its bot turns then go to the first queue)."""
-    return any(not seat.is_bot for seat in record.seats)
+    return any(not seat.is_bot and seat.takeover is None for seat in record.seats)
 
 
 def _decoded(record: MatchRecord) -> Loaded:

@@ -100,3 +100,33 @@ class IdempotencyMismatch(ServiceError):
 
     status = 422
     title = "Idempotency key reused"
+
+
+class MatchStateConflict(ServiceError):
+    """The match or the seat is not in a state that allows this (extra: match_status).
+
+    Resigning a finished match, leaving twice, a rematch before the end, cancelling a running match."""
+
+    status = 409
+    title = "Not possible now"
+
+
+class NotCreator(ServiceError):
+    """Only the seat that created the match may do this (cancel it)."""
+
+    status = 403
+    title = "Not the creator"
+
+
+class TimeRanOut(ServiceError):
+    """The seat's clock ran out before its move arrived: the takeover bot moves for it."""
+
+    status = 409
+    title = "Time ran out"
+
+
+class VersionNotFound(ServiceError):
+    """The match has no such version (yet)."""
+
+    status = 404
+    title = "Version not found"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.records import MatchRecord, MatchStatus
+from api.service import clocks
 from engine import Game
 from engine.core import State
 
@@ -26,11 +27,24 @@ class Loaded:
 
     @property
     def bot_to_act(self) -> int | None:
-        """The bot seat whose turn it is in a running match, else None (the one place this is decided)."""
+        """The seat a bot plays (a bot's, or one taken over) whose turn it is in a running match, else
+        None (the one place this is decided)."""
         seat = self.to_act
-        if self.record.status != MatchStatus.ACTIVE or seat is None or not self.record.seats[seat].is_bot:
+        if self.record.status != MatchStatus.ACTIVE or seat is None or not self.record.seats[seat].played_by_bot:
             return None
         return seat
+
+    def timed_out(self, now: float) -> int | None:
+        """The human seat to act whose clock ran out by `now` (Redis time), else None."""
+        record, seat = self.record, self.to_act
+        if record.deadline is None or now < record.deadline or not clocks.is_clocked(record, seat):
+            return None
+        return seat
+
+    def level_of(self, seat: int) -> str:
+        """The level of the bot that plays `seat` now (the takeover level on a human's timeout)."""
+        held = self.record.seats[seat]
+        return held.bot_level if held.played_by_bot else self.record.takeover_level
 
     def seen_by(self, seat: int | None) -> Caller:
         """This match as `seat` asks for it (None: a spectator)."""

@@ -7,17 +7,21 @@ may not see); a spectator is seat None. Seat rows are built here, once.
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from api.records import BotStatus, MatchRecord, MatchStatus, SeatType
-from api.service.history import replay
+from api.records import ENDED, BotStatus, MatchRecord, MatchStatus, SeatType, Takeover, Visibility
+from api.service import clocks
 from api.service.model import Caller, Loaded
 from api.storage import Store
 from engine import CHANCE
 from engine.core import Outcome
+from engine.fairness import commitment
+from engine.resignation import by_resignation, with_resignations
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,30 @@ class SeatRow:
     type: SeatType
     level: str | None
     filled: bool
+    name: str | None = None
+    takeover: Takeover | None = None
+    reserved: bool = False
+    timeouts: int = 0
+    last_seen: str | None = None
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """The match's clock: its settings, the deadline of the move expected now, each seat's time."""
+
+    move_seconds: float | None
+    bank_seconds: float | None
+    increment_seconds: float | None
+    deadline: str | None
+    remaining: list[float | None]
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """The SHA-256 commitment to the match's secret seed; the seed itself once the match is over."""
+
+    commitment: str
+    seed: str | None
 
 
 @dataclass(frozen=True)
@@ -62,13 +90,27 @@ class MatchView:
     options: dict[str, Any]
     created: str
     updated: str
+    visibility: Visibility = Visibility.PUBLIC
+    takeover_level: str = ""
+    clock: ClockView | None = None
+    fairness: Fairness | None = None
+    resigned: list[int] | None = None
+    rematch: str | None = None
+    previous: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionView(MatchView):
+    """The match as the caller saw it at an earlier version; once it is finished, every seat's view."""
+
+    seat_views: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
 class GrantedView(MatchView):
     """The view of a seat just taken, with its token (shown this once)."""
 
-    token: str
+    token: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,6 +131,8 @@ class LogEntry:
     seat: int | None
     chance: bool
     move: Any
+    name: str | None = None
+    timeout: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +140,10 @@ class MatchLog:
     id: str
     version: int
     entries: list[LogEntry]
+    game: str = ""
+    players: int = 0
+    options: dict[str, Any] | None = None
+    fairness: Fairness | None = None
 
 
 @dataclass(frozen=True)
@@ -108,12 +156,17 @@ class MatchSummary:
     version: int
     seats: list[SeatRow]
     open_seats: list[int]
+    seeded: bool
     created: str
+    clock: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
 class MatchList:
+    """A page of the lobby, and the cursor of the next one (None: the last page)."""
+
     matches: list[MatchSummary]
+    next_cursor: str | None = None
 
 
 def iso(timestamp: float) -> str:
@@ -121,94 +174,132 @@ def iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def seat_rows(record: MatchRecord, version: int | None = None) -> list[SeatRow]:
-    """Every seat of a match, in play order (as they were at `version`, when named)."""
+def iso_ms(timestamp: float) -> str:
+    """An epoch time as ISO 8601 UTC, to the millisecond (clock deadlines)."""
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def seat_rows(record: MatchRecord, seen: dict[int, float] | None = None) -> list[SeatRow]:
+    """Every seat of a match, in play order, with when each was last seen (when known)."""
+    seen = seen or {}
     return [
-        SeatRow(index, seat.type, seat.level, seat.filled if version is None else seat.filled_at(version))
+        SeatRow(index, seat.type, seat.level, seat.filled, seat.display_name, seat.takeover, seat.reserved,
+                seat.timeouts, iso(seen[index]) if index in seen else None)
         for index, seat in enumerate(record.seats)
     ]
 
 
-def legal_moves_of(caller: Caller, status: MatchStatus | None = None) -> list[Any]:
-    """The caller's legal moves as JSON: empty unless the match runs and the caller is to act."""
+def legal_moves_of(caller: Caller) -> list[Any]:
+    """The caller's legal moves as JSON: empty unless the match runs and the caller plays its turn."""
     record, game = caller.record, caller.game
-    if (status or record.status) != MatchStatus.ACTIVE or caller.seat is None or caller.seat != caller.to_act:
+    if record.status != MatchStatus.ACTIVE or caller.seat is None or caller.seat != caller.to_act:
+        return []
+    if record.seats[caller.seat].played_by_bot:
         return []
     return [game.move_to_json(move) for move in game.legal_moves(caller.state)]
 
 
+def match_outcome(loaded: Loaded) -> Outcome | None:
+    """How a finished match ended: the game's outcome with resigned seats ranked last, or the
+    win of the one seat left when every other resigned."""
+    record, game, state = loaded.record, loaded.game, loaded.state
+    if record.status != MatchStatus.FINISHED:
+        return None
+    if game.is_terminal(state):
+        outcome = game.outcome(state)
+        return None if outcome is None else with_resignations(outcome, record.resigned)
+    return by_resignation(len(record.seats), record.resigned)
+
+
+def clock_view(record: MatchRecord, to_act: int | None, now: float) -> ClockView | None:
+    """The clock as it stands at `now`."""
+    if record.clock is None:
+        return None
+    clock = record.clock
+    return ClockView(clock.get("move_seconds"), clock.get("bank_seconds"), clock.get("increment_seconds"),
+                     iso_ms(record.deadline) if record.deadline is not None else None,
+                     clocks.remaining(record, to_act, now))
+
+
+def fairness_of(record: MatchRecord) -> Fairness:
+    """The commitment to the seed, and the seed once nothing can change any more."""
+    return Fairness(commitment(record.seed), record.seed if record.status in ENDED else None)
+
+
 def match_view(store: Store, caller: Caller) -> MatchView:
     """The match as the caller's seat may see it."""
-    record, game, state = caller.record, caller.game, caller.state
-    to_act = caller.to_act
-    return MatchView(
-        id=record.id,
-        game=record.game,
-        version=record.version,
-        status=record.status,
-        to_act=to_act,
-        you=caller.seat,
-        seats=seat_rows(record),
-        state=game.view(state, caller.seat),
-        legal_moves=legal_moves_of(caller),
-        outcome=game.outcome(state) if game.is_terminal(state) else None,
-        bot=bot_activity(store, caller),
-        seeded=record.seeded,
-        options=record.options,
-        created=iso(record.created),
-        updated=iso(record.updated),
-    )
+    return MatchView(**_view_fields(caller, store.last_seen(caller.record.id), time.time()),
+                     bot=bot_activity(store, caller))
+
+
+def version_view(store: Store, caller: Caller, version: int) -> VersionView:
+    """The match at `version` as the caller's seat saw it then (a spectator: the public view);
+    once the match is finished, with every seat's view and the seed."""
+    from api.service.errors import VersionNotFound
+
+    data = store.version_at(caller.record.id, version) if version <= caller.record.version else None
+    if data is None:
+        raise VersionNotFound(f"match {caller.record.id} has versions 1 to {caller.record.version}, not {version}",
+                              current_version=caller.record.version)
+    game = caller.game
+    past = caller.record.at_version(data)
+    state = game.new_state(len(past.seats), past.options)
+    for move in store.history_prefix(past.id, past.history_length):
+        game.step(state, game.move_from_json(move))
+    then = Caller(past, game, state, caller.seat)
+    fields = _view_fields(then, {}, past.updated)
+    finished = caller.record.status == MatchStatus.FINISHED
+    fields["fairness"] = fairness_of(caller.record)
+    seat_views = [game.view(state, seat) for seat in range(len(past.seats))] if finished else None
+    return VersionView(**fields, bot=None, seat_views=seat_views)
 
 
 def replayed_views(store: Store, caller: Caller, after_version: int) -> Iterator[MatchView]:
-    """The caller's views at the versions after `after_version` and before the current one,
-    in order, redacted as they were then (for an event stream that resumes).
-
-    The match is replayed from its history with the engine, as the log is: every join adds
-    a version (seats fill, the deal stands), then every move adds one with the chance that
-    follows it. A past version has no bot activity (`bot` is null) and the current `updated`.
-    Each view is built before the replay moves on, so dump it before asking for the next.
-    """
+    """The caller's views at the versions after `after_version` and before the current one, in
+    order, as its seat saw them then (for an event stream that resumes): each version's record
+    from the match's list of versions, its state by replaying the history up to it with the engine,
+    as `version_view` does, but reading the history once. A past version shows no bot activity."""
     record, game, seat = caller.record, caller.game, caller.seat
     if after_version + 1 >= record.version:
         return
-    started = _version_started(record)
-    steps = replay(game, len(record.seats), record.options, store.history(record.id))
-    pending = next(steps, None)  # the next stored step; the replay's one state is just before it
-    state = pending.state if pending is not None else game.new_state(len(record.seats), record.options)
-
-    def play(moves: int) -> None:
-        """Consume `moves` player moves, then the chance outcomes that follow."""
-        nonlocal pending
-        for _ in range(moves):
-            pending = next(steps, None)
-        while pending is not None and pending.player == CHANCE:
-            pending = next(steps, None)
-
-    play(0)
-    for version in range(1, record.version):
-        if started is not None and version > started:
-            play(1)  # the move that made this version, and its chance
-        if version <= after_version:
-            continue
-        status = MatchStatus.ACTIVE if started is not None and version >= started else MatchStatus.WAITING
-        then = Caller(record, game, state, seat)
-        yield MatchView(
-            id=record.id, game=record.game, version=version, status=status, to_act=then.to_act, you=seat,
-            seats=seat_rows(record, version), state=game.view(state, seat),
-            legal_moves=legal_moves_of(then, status), outcome=None, bot=None, seeded=record.seeded,
-            options=record.options, created=iso(record.created), updated=iso(record.updated),
-        )
+    history = store.history(record.id)
+    state = game.new_state(len(record.seats), record.options)
+    played = 0
+    for data in store.versions(record.id, max(1, after_version + 1), record.version - 1):
+        past = record.at_version(data)
+        for move in history[played:past.history_length]:
+            game.step(state, game.move_from_json(move))
+        played = max(played, past.history_length)
+        yield MatchView(**_view_fields(Caller(past, game, state, seat), {}, past.updated), bot=None)
 
 
-def _version_started(record: MatchRecord) -> int | None:
-    """The version at which the last seat was filled (the first move follows it); None while waiting."""
-    if record.open_seats:
-        return None
-    joined = [seat.joined or 1 for seat in record.seats if not seat.is_bot]
-    if any(seat.joined is None for seat in record.seats if not seat.is_bot):
-        joined = list(range(1, len(joined) + 1))  # stored before joins were recorded: in seat order
-    return max(joined, default=1)
+def _view_fields(caller: Caller, seen: dict[int, float], now: float) -> dict[str, Any]:
+    """Every field of a view but the bot's activity."""
+    record, game, state = caller.record, caller.game, caller.state
+    to_act = caller.to_act if record.status not in ENDED else None
+    return {
+        "id": record.id,
+        "game": record.game,
+        "version": record.version,
+        "status": record.status,
+        "to_act": to_act,
+        "you": caller.seat,
+        "seats": seat_rows(record, seen),
+        "state": game.view(state, caller.seat),
+        "legal_moves": legal_moves_of(caller),
+        "outcome": match_outcome(caller),
+        "seeded": record.seeded,
+        "options": record.options,
+        "created": iso(record.created),
+        "updated": iso(record.updated),
+        "visibility": record.visibility,
+        "takeover_level": record.takeover_level,
+        "clock": clock_view(record, to_act, now),
+        "fairness": fairness_of(record),
+        "resigned": list(record.resigned),
+        "rematch": record.rematch,
+        "previous": record.previous,
+    }
 
 
 def granted_view(store: Store, caller: Caller, token: str) -> GrantedView:
@@ -224,26 +315,52 @@ def legal_moves(caller: Caller) -> LegalMoves:
 def match_log(store: Store, caller: Caller) -> MatchLog:
     """The move history as the caller may see it: redacted while the match runs, full after."""
     record, game, seat = caller.record, caller.game, caller.seat
-    finished = record.status == MatchStatus.FINISHED
+    state = game.new_state(len(record.seats), record.options)
+    finished = record.status in ENDED
+    timeouts = set(record.timeout_moves)
     entries = []
-    for step in replay(game, len(record.seats), record.options, store.history(record.id)):
-        player = step.player
-        shown = game.move_to_json(step.move) if finished else game.log_entry(step.state, step.move, seat)
-        entries.append(LogEntry(step.index, player if player >= 0 else None, player == CHANCE, shown))
-    return MatchLog(record.id, record.version, entries)
+    for index, data in enumerate(store.history(record.id)):
+        move = game.move_from_json(data)
+        player = game.current_player(state)
+        shown = game.move_to_json(move) if finished else game.log_entry(state, move, seat)
+        mover = player if player >= 0 else None
+        name = record.seats[mover].display_name if mover is not None else None
+        entries.append(LogEntry(index, mover, player == CHANCE, shown, name, index in timeouts))
+        game.step(state, move)
+    return MatchLog(record.id, record.version, entries, record.game, len(record.seats), record.options,
+                    fairness_of(record))
 
 
-def listing(store: Store, limit: int, game: str | None, status: MatchStatus | None) -> MatchList:
-    """Joinable and live matches, newest first, optionally filtered."""
-    rows = []
-    for record in store.listed(limit):
-        if (game and record.game != game) or (status and record.status != status):
-            continue
-        rows.append(MatchSummary(record.id, record.game, record.status, record.version,
-                                 seat_rows(record), record.open_seats, iso(record.created)))
-        if len(rows) >= limit:
-            break
-    return MatchList(rows)
+def listing(store: Store, limit: int, game: str | None, status: MatchStatus | None,
+            cursor: str | None = None) -> MatchList:
+    """One page of the waiting and active matches, newest first, exactly filtered by game and
+    status (each filter has its index), starting after `cursor` (InvalidCursor if it is not one)."""
+    records, after = store.lobby_page(game, status, limit, decode_cursor(cursor) if cursor else None)
+    rows = [MatchSummary(r.id, r.game, r.status, r.version, seat_rows(r), r.open_seats, r.seeded,
+                         iso(r.created), r.clock) for r in records]
+    return MatchList(rows, encode_cursor(after) if after is not None else None)
+
+
+class InvalidCursor(ValueError):
+    """A `cursor` that names no position of the lobby."""
+
+
+def encode_cursor(position: tuple[float, str]) -> str:
+    """The cursor of a lobby position: a match's creation time (exact) and id, `1733050400.5_4f1c…`."""
+    created, match_id = position
+    return f"{created!r}_{match_id}"
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    """The lobby position of a cursor (the `next` link's)."""
+    match = CURSOR.fullmatch(cursor)
+    if match is None:
+        raise InvalidCursor("not a cursor of this listing")
+    return float(match[1]), match[2]
+
+
+#: What a cursor looks like (the query schema documents it).
+CURSOR = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,12})?)_([0-9a-f]{16})")
 
 
 def bot_activity(store: Store, loaded: Loaded) -> BotActivity | None:

@@ -3,7 +3,8 @@
 Both listen on the match's channel through the process's one pub/sub
 connection (`api.notifications`); every change and every bot progress report
 is announced there (`api.storage`). A wait holds no thread under gunicorn's
-gevent worker, wakes on a notification, and ends as soon as its client hangs up.
+gevent worker, wakes on a notification (or when the clock of the seat to act
+runs out), never by polling, and ends as soon as its client hangs up.
 
 The stream's events:
 
@@ -13,7 +14,7 @@ The stream's events:
 - `bot`: the progress of the bot to act;
 - `reconnect`: the server is going away; reconnect with Last-Event-ID.
 
-It ends after the finished match's final view, or after SSE_MAX_SECONDS.
+It ends after the ended match's final view, or after SSE_MAX_SECONDS.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from api import schemas, storage
-from api.records import MatchStatus
+from api.records import ENDED
 from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
 from api.service.presentation import bot_activity, match_view, replayed_views
@@ -33,7 +34,8 @@ from api.service.presentation import bot_activity, match_view, replayed_views
 def wait(service: MatchService, caller: Caller, after_version: int, timeout: float,
          client: Any = None) -> Caller:
     """The match, seen by the same caller, as soon as its version passes `after_version`, or
-    after `timeout` seconds (or at once when the client hangs up: nobody reads the answer then)."""
+    after `timeout` seconds (or at once when the client hangs up: nobody reads the answer then,
+    or when the process shuts down: the client polls again)."""
     match_id = caller.record.id
     if caller.record.version > after_version or timeout <= 0:
         return caller
@@ -45,10 +47,22 @@ def wait(service: MatchService, caller: Caller, after_version: int, timeout: flo
             remaining = deadline - time.monotonic()
             if remaining <= 0 or waiter.hung_up() or service.notifications.draining:
                 break
-            notes = waiter.wait(remaining)
+            notes = waiter.wait(until_clock_runs_out(service, loaded, remaining))
             if not notes or any(_passes(note, after_version) for note in notes):
                 loaded = service.load(match_id)
     return loaded.seen_by(caller.seat)
+
+
+def until_clock_runs_out(service: MatchService, loaded: Loaded, at_most: float) -> float:
+    """How long a waiter may sleep: `at_most`, or until the clock of the seat to act runs out. A
+    clock that ran out gets its move queued here, so a watched match never waits for the sweeper."""
+    if loaded.record.deadline is None:
+        return at_most
+    left = loaded.record.deadline - time.time()
+    if left <= 0:
+        service.ensure_progress(loaded)
+        return at_most
+    return min(at_most, left + 0.05)
 
 
 def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
@@ -58,16 +72,15 @@ def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
 
 
 def is_over_for(caller: Caller, last_version: int | None) -> bool:
-    """True when the match is finished and the client already holds its final view
+    """True when the match has ended and the client already holds its final view
     (the stream then answers 204, which tells a browser to stop reconnecting)."""
-    return caller.record.status == MatchStatus.FINISHED and last_version is not None \
-        and last_version >= caller.record.version
+    return caller.record.status in ENDED and last_version is not None and last_version >= caller.record.version
 
 
 def events(service: MatchService, caller: Caller, last_version: int | None,
            client: Any = None) -> Iterator[str]:
     """Server-sent events: the views missed since `last_version`, then each new version,
-    bot progress and keep-alives; ends after the finished match's final view."""
+    bot progress and keep-alives; ends after the ended match's final view."""
     match_id, seat = caller.record.id, caller.seat
     config = service.config
     deadline = time.monotonic() + config.SSE_MAX_SECONDS
@@ -80,7 +93,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             if loaded.record.version > sent:
                 yield from _views_since(service, loaded, seat, sent)
                 sent = loaded.record.version
-                if loaded.record.status == MatchStatus.FINISHED:
+                if loaded.record.status in ENDED:
                     return
                 service.ensure_progress(loaded)
             elif bot_moved:
@@ -90,11 +103,12 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             remaining = deadline - time.monotonic()
             if remaining <= 0 or waiter.hung_up():
                 return
-            if service.notifications.draining:
+            if service.notifications.draining:  # the process is shutting down: reconnect elsewhere
                 yield sse("reconnect", {})
                 return
             asked = time.monotonic()
-            notes = waiter.wait(min(remaining, config.SSE_KEEPALIVE_SECONDS))
+            lull = min(remaining, config.SSE_KEEPALIVE_SECONDS)
+            notes = waiter.wait(until_clock_runs_out(service, loaded, lull))
             if waiter.hung_up():
                 return
             if not notes and time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:

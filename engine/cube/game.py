@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Game, GameInfo, Json, Outcome, Seat
@@ -29,6 +29,7 @@ class CubeGame(Game[CubeState, CubeMove]):
             "without letting anything fall out; the fewest objects in front of you wins."
         ),
         move_schema=MOVE_SCHEMA,
+        view_schema=views.VIEW_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------
@@ -78,6 +79,10 @@ class CubeGame(Game[CubeState, CubeMove]):
     def playout(self, state: CubeState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random play to the end, in place (`fast.playout`)."""
         return fast.playout(state, rng)
+
+    def named_policies(self) -> Mapping[str, Callable[[CubeState, random.Random], CubeMove]]:
+        """The careful player (`fast.careful_move`), a baseline on the ladder."""
+        return {"careful": lambda state, _rng: fast.careful_move(state)}
 
     def determinize(self, state: CubeState, seat: Seat, rng: random.Random) -> CubeState:
         return views.determinize(state, seat, rng)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from engine import shapes
 from engine.core import CHANCE, TERMINAL, Json, Seat
 from engine.cube.cards import FACES, KINDS, OPPOSITE, SIDES, Side, split_penalty
 from engine.cube.moves import NOTHING, CubeMove
@@ -112,3 +113,47 @@ def _exposure(up: Side, fell: tuple[int, ...], before_throw: bool) -> dict[str, 
         "before_throw": before_throw,
         "fell": _kinds(fell),
     }
+
+
+_KIND = shapes.names(KINDS)
+_SIDE = shapes.names(SIDES)
+_OBJECTS = shapes.counts(KINDS)
+
+#: The JSON shape of `view` (GameInfo.view_schema): everything is public.
+VIEW_SCHEMA = shapes.record(
+    {
+        "game": {"const": "cube"},
+        "players": shapes.integer(2, 5),
+        "seat": shapes.nullable(shapes.SEAT),
+        "phase": shapes.names(PHASES),
+        "to_act": {"anyOf": [shapes.SEAT, {"const": "chance"}, {"type": "null"}]},
+        "player": shapes.nullable(shapes.SEAT),
+        "turns": shapes.INTEGER,
+        "lid": _OBJECTS,
+        "cube": shapes.record({"objects": _OBJECTS, "up": _SIDE, "down": _SIDE}),
+        "in_hand": shapes.nullable(_KIND),
+        "front": shapes.array(_OBJECTS, "the objects in front of each seat"),
+        "front_totals": shapes.array(shapes.INTEGER),
+        "out_of_game": _OBJECTS,
+        "turn": shapes.nullable(shapes.record(
+            {
+                "seat": shapes.SEAT,
+                "complete": shapes.BOOLEAN,
+                "face": shapes.nullable(shapes.names(FACES)),
+                "ended_game": shapes.BOOLEAN,
+                "object": shapes.nullable(_KIND),
+                "start_up": _SIDE,
+                "target": shapes.nullable(_SIDE),
+                "path": shapes.array(_SIDE, "the sides brought up, in order"),
+                "exposures": shapes.array(shapes.record(
+                    {"up": _SIDE, "down": _SIDE, "before_throw": shapes.BOOLEAN, "fell": _OBJECTS})),
+                "thrown": shapes.BOOLEAN,
+                "returned_to_lid": shapes.BOOLEAN,
+            },
+            {"to_front": _OBJECTS, "out_of_game": _OBJECTS},
+            "the turn in progress, or the last one",
+        )),
+        "outcome": shapes.nullable({"type": "object"}),
+    },
+    description="The Magic Cube (every seat sees the same)",
+)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Game, GameInfo, Json, Outcome, Seat
@@ -26,6 +26,7 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
         hidden_information=True,
         summary="Set collection: gather three Enchanters, earn hidden Magic Objects, reach 15 Spell Points.",
         move_schema=MOVE_SCHEMA,
+        view_schema=views.VIEW_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------
@@ -80,6 +81,10 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
     def heuristic_move(self, state: EnchantersState, rng: random.Random) -> EnchantersMove:
         """The greedy playout policy's move (`fast.policy_move`)."""
         return fast.policy_move(state, rng)
+
+    def named_policies(self) -> Mapping[str, Callable[[EnchantersState, random.Random], EnchantersMove]]:
+        """The greedy player the playouts use (`fast.policy_move`), a baseline on the ladder."""
+        return {"greedy": fast.policy_move}
 
     def determinize(self, state: EnchantersState, seat: Seat, rng: random.Random) -> EnchantersState:
         return views.determinize(state, seat, rng)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine import shapes
 from engine.enchanters.cards import (
     ELEMENTAL_FIRST,
     ELEMENTAL_MASK,
@@ -472,3 +473,53 @@ def _construct(
                 v += 1
             left[v] -= 1
             objects[p][i] = q * 8 + v
+
+
+_CARD = shapes.names(NAMES, "a card")
+_CARDS = shapes.array(_CARD)
+_PILE = shapes.names(PILE_LETTERS)
+
+#: The JSON shape of `view` (GameInfo.view_schema). Hidden things are left out, not nulled:
+#: another seat's `hand`, `points` and object values appear once the game is over.
+VIEW_SCHEMA = shapes.record(
+    {
+        "game": {"const": "enchanters"},
+        "seat": shapes.nullable(shapes.SEAT),
+        "phase": shapes.names(sorted(set(PHASE_NAMES))),
+        "step": shapes.nullable(shapes.integer(1, 3)),
+        "turn": shapes.nullable(shapes.SEAT),
+        "to_act": {"anyOf": [shapes.SEAT, {"const": "chance"}, {"type": "null"}]},
+        "skip_step_2": shapes.BOOLEAN,
+        "table": shapes.array(shapes.record(
+            {"spot": shapes.SEAT, "face": shapes.names(("down", "up"))},
+            {"occupied": shapes.BOOLEAN, "card": shapes.nullable(_CARD)},
+            "a table spot: face-down cards show only whether they are there, until the end",
+        )),
+        "deck_size": shapes.INTEGER,
+        "discard": _CARDS,
+        "towers": shapes.array(_CARDS),
+        "piles": shapes.counts(PILE_LETTERS, "objects left in each pile"),
+        "new_gathering_left": shapes.INTEGER,
+        "players": shapes.array(shapes.record(
+            {
+                "seat": shapes.SEAT,
+                "hand_size": shapes.INTEGER,
+                "elementals": _CARDS,
+                "objects": shapes.array(shapes.record({"pile": _PILE}, {"value": shapes.integer(0, MAX_VALUE)})),
+                "new_gathering": shapes.INTEGER,
+                "proxima": shapes.BOOLEAN,
+                "elemental_master": shapes.BOOLEAN,
+            },
+            {"hand": _CARDS, "known_cards": _CARDS, "points": shapes.INTEGER},
+        )),
+        "proxima": shapes.nullable(shapes.SEAT),
+        "elemental_master": shapes.nullable(shapes.SEAT),
+        "last_pile": shapes.nullable(_PILE),
+        "history": shapes.array({"type": "object", "description": "a gathering, Trick or Periculum, by seat"}),
+        "pending": shapes.nullable({"type": "object", "description": "the chance draw about to happen"}),
+        "turns_completed": shapes.INTEGER,
+        "reshuffles": shapes.INTEGER,
+    },
+    {"deck": _CARDS, "outcome": {"type": "object"}},
+    "The Enchanters' Gathering as one seat (or a spectator) sees it",
+)

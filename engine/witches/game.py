@@ -35,6 +35,7 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
         hidden_information=True,
         summary="Trick-taking with a turning trump: capture witches, or give one up to become the trump.",
         move_schema=MOVE_SCHEMA,
+        view_schema=views.VIEW_SCHEMA,
     )
 
     # life cycle ------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from engine import shapes
 from engine.core import Json, Seat
 from engine.witches.cards import (
     BIT,
@@ -112,3 +113,38 @@ def determinize(state: WitchesState, seat: int, rng: random.Random) -> WitchesSt
 
 def _names(mask: int) -> list[str]:
     return [NAMES[c] for c in cards_of(mask)]
+
+
+_CARD = shapes.names(NAMES, "a card, colour-value")
+_PLAYED = shapes.record({"seat": shapes.SEAT, "card": _CARD})
+_CARDS = shapes.array(_CARD)
+
+#: The JSON shape of `view` (GameInfo.view_schema); `hand` only in a seat's own view.
+VIEW_SCHEMA = shapes.record(
+    {
+        "players": shapes.integer(2, 6),
+        "seat": shapes.nullable(shapes.SEAT),
+        "phase": shapes.names(PHASE_NAMES),
+        "to_act": shapes.nullable(shapes.SEAT),
+        "receiving": shapes.nullable(shapes.SEAT),
+        "wheel": shapes.names(WHEEL_SIDES),
+        "trump": shapes.nullable(_CARD),
+        "trump_colour": shapes.nullable(shapes.names(COLOURS)),
+        "wheel_value": shapes.nullable(shapes.integer(1, 9)),
+        "ranking": shapes.nullable(shapes.array(shapes.integer(1, 9), "values, strongest first (W3)")),
+        "leader": shapes.nullable(shapes.SEAT),
+        "trick": shapes.array(_PLAYED, "the trick on the table, in play order"),
+        "just_captured": _CARDS,
+        "hand_sizes": shapes.array(shapes.INTEGER),
+        "pile_size": shapes.INTEGER,
+        "captured": shapes.array(_CARDS, "each seat's captured witches"),
+        "scores": shapes.array(shapes.INTEGER),
+        "discard": _CARDS,
+        "tricks": shapes.array(shapes.record(
+            {"leader": shapes.SEAT, "cards": shapes.array(_PLAYED), "winner": shapes.SEAT})),
+        "winners": shapes.nullable(shapes.array(shapes.SEAT)),
+        "pile_cards": shapes.nullable(_CARDS),
+    },
+    {"hand": _CARDS},
+    "The Witches' Wheel as one seat (or a spectator) sees it",
+)

@@ -195,11 +195,13 @@ class MatchPage {
     this.table = h("div", { class: "table-area" });
     this.errors = h("div", { class: "move-errors" });
     this.after = h("div", { class: "after" });
+    this.feed = h("section", { class: "feed", "aria-label": "Latest moves" });
+    this.feedVersion = 0; // the version whose log the feed shows
     this.movesOpen = false; // whether "Every legal move" is unfolded, kept across re-renders
     // Whose turn it is (and a thinking bot's progress) stays in sight while the table scrolls;
     // after the end, the replay's controls come before the table they step through.
     this.turnBar = h("div", { class: "turn-bar" }, this.status, this.bot);
-    show(this.header, this.turnBar, this.share, this.errors, this.after, this.table);
+    show(this.header, this.turnBar, this.share, this.errors, this.feed, this.after, this.table);
   }
 
   seatName(seat, { capital = true } = {}) {
@@ -217,6 +219,29 @@ class MatchPage {
     if (changed) this.local = { ...this.local, selection: undefined };
     this.render();
     if (view.bot) this.botProgress(view.bot);
+    if (changed && view.status !== "finished") this.refreshFeed();
+  }
+
+  /** The last few log entries in words: what the others (and chance) just did. */
+  async refreshFeed() {
+    if (this.feedBusy) return;
+    this.feedBusy = true;
+    try {
+      while (this.feedVersion < this.view.version && this.view.status !== "finished") {
+        const log = await call("GET", `/v1/matches/${this.matchId}/log`, { token: this.token });
+        this.feedVersion = log.version;
+        const describe = this.module.describe || generic.describe;
+        const ui = this.ui();
+        const recent = log.entries.slice(-4);
+        this.feed.replaceChildren(...(recent.length ? [h("h2", { class: "visually-hidden" }, "Latest moves"),
+          h("ol", { class: "feed-list", start: log.entries.length - recent.length + 1 }, recent.map((entry) =>
+            h("li", { class: entry.chance ? "chance" : "" }, describe(entry, ui))))] : []));
+      }
+    } catch {
+      // the feed is a convenience: the table itself is always current
+    } finally {
+      this.feedBusy = false;
+    }
   }
 
   ui() {
@@ -281,9 +306,10 @@ class MatchPage {
     const level = this.info.bot_levels.find((l) => l.name === activity.level);
     const budget = level ? level.iterations : 0;
     const name = this.seatName(activity.seat);
-    const text = activity.status === "thinking"
-      ? `${name} is thinking: ${activity.iterations.toLocaleString("en")} of at most ${budget.toLocaleString("en")} simulations, ${activity.elapsed.toFixed(1)} s`
-      : `${name} is choosing a move…`;
+    const text = {
+      thinking: `${name} is thinking: ${activity.iterations.toLocaleString("en")} of at most ${budget.toLocaleString("en")} simulations, ${activity.elapsed.toFixed(1)} s`,
+      failed: `${name}'s turn failed on the server; it will be tried again shortly.`,
+    }[activity.status] || `${name} is choosing a move…`;
     const bar = budget && activity.status === "thinking"
       ? h("progress", { max: budget, value: Math.min(activity.iterations, budget), "aria-label": `${name}'s search` })
       : null;
@@ -361,6 +387,7 @@ class MatchPage {
   async renderAfter() {
     if (this.after.dataset.done) return;
     this.after.dataset.done = "yes";
+    this.feed.replaceChildren(); // the replay below tells it all
     const log = await call("GET", `/v1/matches/${this.matchId}/log`, { token: this.token });
     const describe = this.module.describe || generic.describe;
     const ui = this.ui();

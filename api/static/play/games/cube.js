@@ -6,6 +6,12 @@ import { counted, h } from "../dom.js";
 
 const SIDES = ["red", "yellow", "blue", "green", "orange", "violet"];
 const HOLES = { red: "book", yellow: "ring", blue: "hat", green: "wand", orange: "every object", violet: "no object" };
+/** The holes of a side, in words: "book holes", "holes for every object", "no holes". */
+function holes(side) {
+  if (side === "orange") return "holes for every object";
+  if (side === "violet") return "no holes";
+  return `${HOLES[side]} holes`;
+}
 const FACE_TARGET = { book: "red", ring: "yellow", hat: "blue", wand: "green", stars: "orange", square: "violet" };
 const KINDS = ["book", "ring", "hat", "wand"];
 const OPPOSITE = { red: "green", green: "red", yellow: "blue", blue: "yellow", orange: "violet", violet: "orange" };
@@ -31,8 +37,11 @@ export function describe(entry, ui) {
     case "roll": return `${who} roll${s} the die`;
     case "face": return `The die shows ${FACE_WORDS[m.face]}: the ${FACE_TARGET[m.face]} side must come up`;
     case "choose": return `${who} take${s} a ${m.object} from the lid`;
-    case "turn": return `${who} turn${s} the cube through ${m.via} (${HOLES[OPPOSITE[m.via]]} holes face down)`;
-    case "fall": return `Out of the cube falls ${counted(m.objects)}`;
+    case "turn": return `${who} turn${s} the cube through ${m.via} (${holes(OPPOSITE[m.via])} face down)`;
+    case "fall": {
+      const fell = counted(m.objects, "");
+      return fell ? `${fell} fell out of the cube` : "Nothing fell out of the cube";
+    }
     default: return `${who} ${m.type}`;
   }
 }
@@ -63,7 +72,7 @@ function story(turn, ui) {
   for (const exposure of turn.exposures) {
     const where = exposure.before_throw ? `Passing through ${exposure.up}` : `With ${exposure.up} up`;
     const fell = counted(exposure.fell, "");
-    steps.push(`${where}, the ${exposure.down} side (${HOLES[exposure.down]} holes) faced down: ${fell ? `${fell} fell out!` : "nothing fell."}`);
+    steps.push(`${where}, the ${exposure.down} side (${holes(exposure.down)}) faced down: ${fell ? `${fell} fell out!` : "nothing fell."}`);
   }
   if (turn.returned_to_lid) steps.push(`The ${turn.object} went back to the lid; the ${turn.target} side was put up.`);
   else if (turn.thrown) steps.push(`Threw the ${turn.object} into the cube.`);

@@ -1,0 +1,78 @@
+"""Structured logs: one JSON object a line (python-json-logger), and an access line per request
+with its request id, method, route, status and duration.
+
+A request id comes from the client's `X-Request-ID` when it is a sane token (kept, so a
+proxy's or a client's id follows the request), else it is made here; either way it is
+echoed in the answer's `X-Request-ID` and logged with every line of that request.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import time
+import uuid
+
+from flask import Flask, Response, g, has_request_context, request
+from pythonjsonlogger.json import JsonFormatter
+
+REQUEST_ID_HEADER = "X-Request-ID"
+_SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
+
+access_log = logging.getLogger("coven.access")
+
+
+class RequestContext(logging.Filter):
+    """Adds the current request's id to every record logged while it is served."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if has_request_context() and "request_id" in g:
+            record.request_id = g.request_id
+        return True
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """JSON lines on stderr for the root logger (once per process; gunicorn's and RQ's too)."""
+    root = logging.getLogger()
+    if any(getattr(handler, "_coven", False) for handler in root.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler._coven = True  # type: ignore[attr-defined]
+    handler.setFormatter(JsonFormatter(
+        "{levelname}{name}{message}", style="{",
+        rename_fields={"levelname": "level", "name": "logger"},
+        timestamp="time",  # ISO 8601, UTC
+    ))
+    handler.addFilter(RequestContext())
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in ("gunicorn.error", "gunicorn.access", "rq.worker"):
+        logging.getLogger(name).propagate = True
+        logging.getLogger(name).handlers = []
+
+
+def init_app(app: Flask) -> None:
+    """Give every request an id and log one access line when it is answered."""
+
+    @app.before_request
+    def assign_request_id() -> None:
+        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+        g.request_id = incoming if _SANE_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        g.access_started = time.perf_counter()
+
+    @app.after_request
+    def log_access(response: Response) -> Response:
+        request_id = g.get("request_id") or uuid.uuid4().hex
+        response.headers[REQUEST_ID_HEADER] = request_id
+        started = g.get("access_started")
+        access_log.info("%s %s %s", request.method, request.path, response.status_code, extra={
+            "request_id": request_id,
+            "method": request.method,
+            "route": request.url_rule.rule if request.url_rule is not None else None,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+            "client": request.remote_addr,
+        })
+        return response

@@ -1,0 +1,84 @@
+"""The lobby: exact filters by game and status from their own indices, cursor pagination with a
+`next` link, `seeded` per match — however many other matches were created since."""
+
+from __future__ import annotations
+
+from api_support import create
+
+from api import storage
+from api.records import MatchRecord
+
+HUMANS = [{"type": "human"}, {"type": "human"}]
+VS_BOT = [{"type": "human"}, {"type": "bot", "level": "random"}]
+
+
+def ids(answer) -> list[str]:
+    return [match["id"] for match in answer.get_json()["matches"]]
+
+
+def test_an_old_match_is_found_behind_a_flood_of_newer_ones(client) -> None:
+    old = create(client, "witches", VS_BOT, seed="practice")  # a seed takes at most one human seat
+    for _ in range(150):
+        create(client, "cube", HUMANS)
+    answer = client.get("/v1/matches?game=witches&status=active")
+    assert answer.status_code == 200 and ids(answer) == [old["id"]]
+    assert answer.get_json()["matches"][0]["seeded"] is True
+    assert answer.get_json()["next"] is None and "Link" not in answer.headers
+    assert client.get("/v1/matches?game=witches&status=waiting").get_json()["matches"] == []
+    assert len(ids(client.get("/v1/matches?game=cube"))) == 100  # one page of LIST_LIMIT
+
+
+def test_pages_follow_next_links_newest_first(client) -> None:
+    made = [create(client, "cube", HUMANS)["id"] for _ in range(5)]
+    create(client, "witches", HUMANS)  # another game: not in these pages
+    seen, url = [], "/v1/matches?game=cube&status=waiting&limit=2"
+    while url:
+        answer = client.get(url)
+        assert answer.status_code == 200
+        body = answer.get_json()
+        assert len(body["matches"]) <= 2
+        seen += [m["id"] for m in body["matches"]]
+        url = body["next"]
+        if url:
+            assert answer.headers["Link"] == f'<{url}>; rel="next"'
+            assert "game=cube" in url and "status=waiting" in url and "limit=2" in url
+    assert seen == made[::-1]
+
+
+def test_status_changes_move_a_match_between_indices(client, run_bots) -> None:
+    waiting = create(client, "witches", HUMANS)
+    assert ids(client.get("/v1/matches?status=waiting")) == [waiting["id"]]
+    client.post(f"/v1/matches/{waiting['id']}/join")
+    assert ids(client.get("/v1/matches?status=waiting")) == []
+    assert ids(client.get("/v1/matches?status=active&game=witches")) == [waiting["id"]]
+
+
+def test_expired_matches_leave_every_index(client, redis) -> None:
+    gone = create(client, "witches", HUMANS)
+    kept = create(client, "witches", HUMANS)
+    redis.delete(*storage.keys_of(gone["id"]))  # as if its time to live ran out
+    assert ids(client.get("/v1/matches?game=witches&status=waiting")) == [kept["id"]]
+    for key in (storage.INDEX_KEY, storage.lobby_key(None, "waiting"), storage.lobby_key("witches", None)):
+        assert redis.zscore(key, gone["id"]) is None, key
+
+
+def test_matches_created_at_the_same_instant_are_each_listed_once(client, redis) -> None:
+    made = [create(client, "cube", HUMANS)["id"] for _ in range(5)]
+    store = storage.Store(redis, lambda status: 3600)
+    for mid in made:
+        redis.hset(storage.match_key(mid), "created", "1733050000.5")
+        record = store.load(mid)
+        assert isinstance(record, MatchRecord)
+        store.index(record)
+    seen, url = [], "/v1/matches?limit=2"
+    while url:
+        body = client.get(url).get_json()
+        seen += [m["id"] for m in body["matches"]]
+        url = body["next"]
+    assert sorted(seen) == sorted(made) and len(seen) == len(made)
+
+
+def test_a_bad_cursor_or_filter_is_400(client) -> None:
+    for query in ("cursor=nope", "cursor=bm9wZQ", "game=chess", "limit=0", "limit=101", "status=finished"):
+        answer = client.get(f"/v1/matches?{query}")
+        assert answer.status_code == 400 and answer.mimetype == "application/problem+json", query

@@ -1,0 +1,154 @@
+"""What operators see: JSON access lines with request ids, Prometheus metrics, and a /readyz that
+fails when Redis cannot be used or no bot worker is alive."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from api_support import auth
+from prometheus_client.parser import text_string_to_metric_families
+
+VS_BOT = {"game": "witches", "seats": [{"type": "human"}, {"type": "bot", "level": "random"}]}
+
+
+def scrape(client) -> dict[tuple[str, tuple], float]:
+    """The /metrics answer as {(sample name, sorted labels): value}."""
+    response = client.get("/metrics")
+    assert response.status_code == 200 and response.mimetype == "text/plain"
+    samples = {}
+    for family in text_string_to_metric_families(response.get_data(as_text=True)):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples
+
+
+def test_access_line_per_request_with_its_id(client, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="coven.access")
+    kept = client.get("/v1/games/cube", headers={"X-Request-ID": "edge-42.a"})
+    assert kept.headers["X-Request-ID"] == "edge-42.a"
+    made = client.get("/v1/matches/nope", headers={"X-Request-ID": "bad id\u00e9" + "x" * 200})
+    assert made.headers["X-Request-ID"] != "" and " " not in made.headers["X-Request-ID"]
+    lines = [r for r in caplog.records if r.name == "coven.access"]
+    assert [(r.request_id, r.method, r.route, r.status) for r in lines] == [
+        ("edge-42.a", "GET", "/v1/games/<game_id>", 200),
+        (made.headers["X-Request-ID"], "GET", "/v1/matches/<match_id>", 404),
+    ]
+    assert all(r.duration_ms >= 0 for r in lines)
+
+
+def test_logs_are_json_lines_carrying_the_request_id(app) -> None:
+    from api.logs import RequestContext, configure_logging
+
+    configure_logging("INFO")
+    handler = next(h for h in logging.getLogger().handlers if getattr(h, "_coven", False))
+    record = logging.LogRecord("coven.access", logging.INFO, __file__, 1, "GET %s", ("/x",), None)
+    record.status = 200
+    with app.test_request_context("/x"):
+        from flask import g
+
+        g.request_id = "abc"
+        RequestContext().filter(record)
+    line = json.loads(handler.format(record))
+    assert line["message"] == "GET /x" and line["level"] == "INFO" and line["logger"] == "coven.access"
+    assert line["request_id"] == "abc" and line["status"] == 200 and line["time"]
+
+
+def test_metrics_count_requests_by_route_and_429s(app_with) -> None:
+    client = app_with(RATE_LIMIT_READ="2/minute").test_client()
+    before = scrape(client)
+    for _ in range(3):
+        client.get("/v1/games")
+    after = scrape(client)
+    key = ("coven_http_requests_total", (("method", "GET"), ("route", "/v1/games"), ("status", "200")))
+    assert after[key] - before.get(key, 0) == 2
+    limited = ("coven_http_requests_total", (("method", "GET"), ("route", "/v1/games"), ("status", "429")))
+    assert after[limited] - before.get(limited, 0) == 1
+    refused = ("coven_rate_limited_total", (("policy", "read-per-minute"),))
+    assert after[refused] - before.get(refused, 0) == 1
+    count = ("coven_http_request_duration_seconds_count", (("method", "GET"), ("route", "/v1/games")))
+    assert after[count] - before.get(count, 0) == 3
+
+
+def test_metrics_show_matches_moves_and_bot_turns(client, run_bots) -> None:
+    created = client.post("/v1/matches", json=VS_BOT).get_json()
+    client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "human"}]})
+    samples = scrape(client)
+    assert samples[("coven_matches", (("status", "waiting"),))] == 1
+    assert samples[("coven_matches", (("status", "active"),))] == 1
+    assert samples[("coven_bot_queue_depth", ())] == (1 if created["to_act"] == 1 else 0)
+    for _ in range(3):
+        run_bots()
+        view = client.get(f"/v1/matches/{created['id']}", headers=auth(created["token"])).get_json()
+        if view["to_act"] == 0 and view["legal_moves"]:
+            client.post(f"/v1/matches/{created['id']}/moves", json={"move": view["legal_moves"][0]},
+                        headers=auth(created["token"]))
+    run_bots()
+    samples = scrape(client)
+    assert samples[("coven_moves_applied_total", (("by", "human"), ("game", "witches")))] >= 1
+    assert samples[("coven_moves_applied_total", (("by", "bot"), ("game", "witches")))] >= 1
+    assert samples[("coven_bot_turn_seconds_count", ())] >= 1
+    assert samples[("coven_bot_queue_depth", ())] == 0
+    assert ("coven_bot_turns_recovered_total", ()) in samples
+    assert ("coven_bot_turns_failed_total", ()) in samples
+
+
+def _register_worker(redis, config, heartbeat_age: float) -> None:
+    from rq import Queue, Worker
+
+    worker = Worker([Queue(config.BOT_QUEUE, connection=redis)], connection=redis)
+    worker.register_birth()
+    worker.heartbeat()
+    stale = datetime.now(UTC) - timedelta(seconds=heartbeat_age)
+    redis.hset(worker.key, "last_heartbeat", stale.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+
+
+def test_readyz_needs_a_live_bot_worker(client, redis, config) -> None:
+    answer = client.get("/readyz")
+    assert answer.status_code == 503
+    assert answer.get_json() == {"status": "unavailable", "redis": "ok", "workers": 0}
+    _register_worker(redis, config, heartbeat_age=config.READY_WORKER_SECONDS + 30)
+    assert client.get("/readyz").status_code == 503
+    _register_worker(redis, config, heartbeat_age=1)
+    answer = client.get("/readyz")
+    assert answer.status_code == 200 and answer.get_json() == {"status": "ok", "redis": "ok", "workers": 1}
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+
+
+def test_readyz_fails_when_redis_refuses_writes(client, redis, config) -> None:
+    _register_worker(redis, config, heartbeat_age=1)
+    redis.config_set("min-replicas-to-write", 1)  # a primary without its replica refuses writes
+    try:
+        answer = client.get("/readyz")
+        assert answer.status_code == 503 and answer.get_json()["redis"] != "ok"
+    finally:
+        redis.config_set("min-replicas-to-write", 0)
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/metrics"])
+def test_health_and_metrics_are_never_rate_limited(app_with, path) -> None:
+    client = app_with(RATE_LIMIT_READ="1/minute").test_client()
+    assert all(client.get(path).status_code == 200 for _ in range(3))
+
+
+def test_metrics_add_up_every_gunicorn_worker(redis_url) -> None:
+    """Under the dev server (PROMETHEUS_MULTIPROC_DIR set), /metrics counts the requests of both
+    gunicorn workers, whichever answered /metrics."""
+    import urllib.request
+
+    from conftest import devserver
+
+    with devserver(redis_url, WEB_CONCURRENCY=2) as base:
+        for _ in range(40):
+            with urllib.request.urlopen(f"{base}/v1/games/cube", timeout=10) as answer:
+                assert answer.status == 200
+        for _ in range(3):  # asked three times: any worker may answer, each must see all 40
+            with urllib.request.urlopen(f"{base}/metrics", timeout=10) as answer:
+                text = answer.read().decode()
+            samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+                       for family in text_string_to_metric_families(text) for s in family.samples}
+            key = ("coven_http_requests_total",
+                   (("method", "GET"), ("route", "/v1/games/<game_id>"), ("status", "200")))
+            assert samples[key] == 40
