@@ -176,7 +176,8 @@ def stack(workers: int | None) -> Iterator[dict[str, Any]]:
     data = tempfile.mkdtemp(prefix="coven-bench-")
     redis_port, web_port, bare_port = free_port(), free_port(), free_port()
     url = f"redis://127.0.0.1:{redis_port}/0"
-    env = {**os.environ, "REDIS_URL": url, "PYTHONUNBUFFERED": "1"}
+    # The bench measures capacity from one address: rate limits would measure themselves.
+    env = {**os.environ, "REDIS_URL": url, "PYTHONUNBUFFERED": "1", "RATE_LIMITS_ENABLED": "0"}
     for name in ("QUEUE_REDIS_URL", "REDIS_CLUSTER", "WEB_CONCURRENCY", "PORT"):
         env.pop(name, None)
     if workers:
