@@ -6,20 +6,27 @@ STAMP  := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install run test strength ladder bench bench-http lint openapi clean chromium
+.PHONY: install compiled run test strength ladder bench bench-http lint openapi clean chromium
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# pip also compiles the hot path (setup.py, engine/compiled.py); without a C compiler it warns
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[embedded,dev,bench]'
+	$(BIN)/python -c "from engine.compiled import main; main()"
 	touch $(STAMP)
 
-run: $(STAMP)
+# Rebuild the compiled modules whose sources changed since (a stale one runs from source meanwhile)
+compiled: $(STAMP)
+	$(BIN)/python setup.py --quiet build_ext --inplace
+	$(BIN)/python -c "from engine.compiled import main; main()"
+
+run: compiled
 	$(BIN)/python -m api.devserver
 
-test: lint chromium
+test: lint chromium compiled
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium (never a downloaded browser). As root, install it when
@@ -32,16 +39,16 @@ chromium:
 	    echo "make: the browser tests need Debian's chromium package: sudo apt-get install chromium"; \
 	  fi; }
 
-strength: $(STAMP)
+strength: compiled
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
 	$(MAKE) ladder
 
 # The rated ladder (ai/ratings.json, shown by GET /v1/games): LADDER_GAMES games per pair of players.
 LADDER_GAMES ?= 100
-ladder: $(STAMP)
+ladder: compiled
 	$(BIN)/python -m ai.ladder --per-pair $(LADDER_GAMES)
 
-bench: $(STAMP)
+bench: compiled
 	$(BIN)/python -m ai.bench
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
@@ -60,4 +67,5 @@ openapi: $(STAMP)
 	$(BIN)/python -m api.openapi > openapi.yaml
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build
+	find engine ai -name '*.so' -delete

@@ -7,7 +7,9 @@ second (clone + `Game.playout`, the floor under any search), determinized
 playouts per second (`determinize` + `playout`: what every iteration must do
 besides walking the tree), the ratios of search to both (it/po, it/dpo: the
 share of search time that is the game itself), and the seconds the `hard`
-level takes for that move. Single process, one core.
+level takes for that move. Single process, one core. The report says which
+modules ran compiled (`engine/compiled.py`): `COVEN_PURE_PYTHON=1 make bench`
+measures the same from source.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from ai.levels import get_level
 from ai.search import choose_move, search
+from engine.compiled import HOT_MODULES, compiled_modules
 from engine.core import CHANCE, TERMINAL, AnyGame, Seat, State
 from engine.registry import all_games
 
@@ -120,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     games = [g for g in all_games() if not args.games or g.info.id in args.games]
+    compiled = compiled_modules()
+    print(f"compiled hot path: {len(compiled)} of {len(HOT_MODULES)} modules are C extensions")
     started = time.perf_counter()
     results = run(games, args.iterations, args.playouts, not args.no_hard)
     report = {
@@ -127,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "python": sys.version.split()[0],
         "machine": platform.machine(),
         "processor": platform.processor() or platform.machine(),
+        "compiled": compiled,
         "budget": {"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
                    "hard": get_level("hard").to_json()},
         "seconds": round(time.perf_counter() - started, 1),

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ai.arena import Policy, play_match
-from ai.levels import LEVELS
+from ai.levels import LEVELS, Level
 from engine.core import AnyGame, Move, Seat, State
 from engine.registry import all_games, get_game
 
@@ -144,8 +144,14 @@ class NamedPolicy:
 
 
 def participants(game: AnyGame) -> dict[str, Policy]:
-    """Every bot level, then the game's hand-written policies (named after what they do)."""
-    players: dict[str, Policy] = {name: name for name in LEVELS}
+    """Every bot level, then the game's hand-written policies (named after what they do).
+
+    Levels play at their simulation budgets without their time caps, so a rating does not
+    depend on how busy the machine was that ran the ladder.
+    """
+    players: dict[str, Policy] = {
+        name: Level(name, level.iterations, 0.0, level.description) for name, level in LEVELS.items()
+    }
     for name in game.named_policies():
         players[name] = NamedPolicy(name)
     return players

@@ -1,5 +1,10 @@
 """Pure game rules for Coven: the protocol (`engine.core`), errors, and the registry of games."""
 
+from engine import compiled
+
+compiled.install()  # before any game module loads: stale or unwanted extensions stay unimported
+# ruff: noqa: E402 - the imports below come after that call on purpose
+
 from engine.chance import chance_rng, resolve_chance
 from engine.core import (
     CHANCE,

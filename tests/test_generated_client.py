@@ -49,6 +49,7 @@ def test_a_generated_client_plays_witches_against_a_bot_to_the_end(coven_client:
     from coven_client.api.games import list_games
     from coven_client.api.matches import create_match, get_match, get_match_log, play_move
     from coven_client.models import CreateMatch, MatchView, MoveRequest, SeatGrant, SeatSpec
+    from coven_client.models.create_match_game import CreateMatchGame
     from coven_client.models.seat_spec_level import SeatSpecLevel
     from coven_client.models.seat_spec_type import SeatSpecType
 
@@ -57,7 +58,7 @@ def test_a_generated_client_plays_witches_against_a_bot_to_the_end(coven_client:
     assert "witches" in [game.id for game in catalog.games]
 
     created = create_match.sync(client=anonymous, body=CreateMatch(
-        game="witches",
+        game=CreateMatchGame.WITCHES,
         seats=[SeatSpec(type_=SeatSpecType.HUMAN), SeatSpec(type_=SeatSpecType.BOT, level=SeatSpecLevel.EASY)],
     ))
     assert isinstance(created, SeatGrant) and isinstance(created.token, str)
