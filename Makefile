@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench lint openapi clean chromium
+.PHONY: install compiled run test strength ladder bench bench-http lint openapi clean chromium
 
 install: $(STAMP)
 
@@ -51,6 +51,11 @@ ladder: compiled
 bench: compiled
 	$(BIN)/python -m ai.bench
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
+
+# The web tier on loopback: waiters held, /healthz and move latency, requests/s against a bare
+# Flask + Redis endpoint, bot-turn latency, Redis bytes per match (a few minutes; bench/results/http.json).
+bench-http: $(STAMP)
+	$(BIN)/python -m api.bench
 
 # ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
 lint: $(STAMP)

@@ -34,6 +34,10 @@ _.run_analysis
 _.win_chance
 # gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
 _.begin
+# gunicorn serves the bench's bare endpoint by name ("api.bench:bare_app()")
+_.bare_app
+# RQ calls a worker's subscribe(); the tests' burst worker overrides it
+_.subscribe
 # PyYAML asks the dumper whether to write anchors (api/openapi.py)
 _.ignore_aliases
 # marshmallow: the clock's fields (read by name) and its @validates_schema hook

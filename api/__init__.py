@@ -14,7 +14,6 @@ def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
     from flask import Flask
     from flask.json.provider import DefaultJSONProvider
-    from redis import Redis
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from api import (
@@ -30,6 +29,7 @@ def create_app(config: Config | None = None) -> Flask:
         storage,
         sweep,
     )
+    from api.connections import match_redis, queue_redis
     from api.errors import register_error_handlers
     from api.service import MatchService
 
@@ -41,8 +41,8 @@ def create_app(config: Config | None = None) -> Flask:
         app.json.sort_keys = False  # keep schema field order in responses
     if config.TRUSTED_PROXY_HOPS > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.TRUSTED_PROXY_HOPS)  # type: ignore[method-assign]
-    redis = Redis.from_url(config.REDIS_URL, health_check_interval=30)
-    app.extensions["coven"] = MatchService(redis, config)
+    service = MatchService(match_redis(config), config, queue_redis(config))
+    app.extensions["coven"] = service
     app.register_blueprint(health.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
@@ -51,7 +51,8 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(play.bp)
     register_error_handlers(app)
     logs.init_app(app)  # first, so that even a request refused by a limit has its id
-    metrics.init_app(app, metrics.SharedCollector(redis, config.BOT_QUEUE, storage.STATUS_INDEXES))
+    metrics.init_app(app, metrics.SharedCollector(service.redis, config.BOT_QUEUE, storage.STATUS_INDEXES,
+                                                     service.bots.redis))
     limits.init_app(app, config)
     _allow_cross_origin(app, config)
     app.cli.add_command(sweep.sweep_bots_command)

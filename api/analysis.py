@@ -48,7 +48,7 @@ def request_analysis(match_id: str) -> Response:
     svc = service()
     caller = svc.caller(match_id, bearer_token())
     data = load_body(schemas.ANALYSIS_REQUEST, optional=True)
-    queued = analysis.request(svc.redis, svc.config, caller, data["simulations"])
+    queued = analysis.request(svc.redis, svc.config, caller, data["simulations"], svc.bots.redis)
     response = jsonify(schemas.ANALYSIS.dump(queued))
     response.status_code = 202
     response.headers["Location"] = url_for("analysis.show", match_id=match_id, analysis_id=queued.id)
@@ -71,4 +71,4 @@ def show(match_id: str, analysis_id: str) -> Response:
     """
     svc = service()
     caller = svc.caller(match_id, bearer_token())
-    return jsonify(schemas.ANALYSIS.dump(analysis.fetch(svc.redis, caller, analysis_id)))
+    return jsonify(schemas.ANALYSIS.dump(analysis.fetch(svc.redis, caller, analysis_id, svc.bots.redis)))

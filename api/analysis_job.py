@@ -17,6 +17,7 @@ from rq import get_current_job
 
 from ai.search import search
 from api.config import Config
+from api.connections import match_redis, queue_redis
 from api.service import MatchService
 from api.service.analysis import TOP_MOVES, AnalysisStatus, load, report
 
@@ -26,11 +27,12 @@ MAX_SECONDS = 10.0
 
 def run_analysis(match_id: str, analysis_id: str) -> dict[str, Any]:
     """Search the position an analysis was asked for, if the match is still there."""
-    redis = _connection()
+    config = Config.from_env()
+    redis = match_redis(config)
     data = load(redis, match_id, analysis_id)
     if data is None:
         return {"analysis": analysis_id, "status": "expired"}
-    service = MatchService(redis, Config.from_env())
+    service = MatchService(redis, config, _queue_connection(config))
     loaded = service.load(match_id)
     version, seat = int(data["version"]), int(data["seat"])
     if loaded.record.version != version or loaded.to_act != seat:
@@ -60,9 +62,9 @@ def run_analysis(match_id: str, analysis_id: str) -> dict[str, Any]:
     return {"analysis": analysis_id, "status": AnalysisStatus.DONE.value}
 
 
-def _connection() -> Redis:
-    """The job's own connection when run by RQ, else one from the environment."""
+def _queue_connection(config: Config) -> Redis:
+    """The bot queues' Redis (the job's own connection when run by RQ)."""
     job = get_current_job()
     if job is not None:
         return job.connection
-    return Redis.from_url(Config.from_env().REDIS_URL)
+    return queue_redis(config)

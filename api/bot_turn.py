@@ -19,6 +19,7 @@ from ai.levels import get_level
 from ai.search import Progress, choose_move
 from api import metrics
 from api.config import Config
+from api.connections import match_redis, queue_redis
 from api.records import BotStatus
 from api.service import MatchService
 from engine.chance import bot_rng
@@ -26,7 +27,8 @@ from engine.chance import bot_rng
 
 def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     """Play the bot turn at `version` of a match, if it is still that turn."""
-    service = MatchService(_connection(), Config.from_env())
+    config = Config.from_env()
+    service = MatchService(match_redis(config), config, _queue_connection(config))
     turn = service.bot_turn(match_id, version)
     if turn is None or turn.seat is None:
         return {"match": match_id, "version": version, "played": False, "reason": "stale"}
@@ -65,9 +67,9 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     }
 
 
-def _connection() -> Redis:
-    """The worker's Redis connection (the job's own when run by RQ)."""
+def _queue_connection(config: Config) -> Redis:
+    """The bot queues' Redis (the job's own connection when run by RQ)."""
     job = get_current_job()
     if job is not None:
         return job.connection
-    return Redis.from_url(Config.from_env().REDIS_URL)
+    return queue_redis(config)

@@ -11,6 +11,13 @@ sweeper reads only the entries that are due, so its work grows with pending
 bot turns, not with matches. A turn is recovered (re-enqueued) at most
 `MAX_RECOVERIES` times; then it shows as `failed` and gets a fresh budget
 `BOT_RETRY_SECONDS` later: never abandoned.
+
+Two queues, served by every worker in this order: `BOT_QUEUE` for matches with
+a human seat (someone is waiting for the bot), then `BOTS_ONLY_QUEUE`; a crowd
+of bots-only matches never delays a person's game by more than the turns
+already being thought about. The queues live on `QUEUE_REDIS_URL` (one Redis:
+RQ does not work on a Cluster); the due set, the bot's progress and the
+recovery locks live with the matches.
 """
 
 from __future__ import annotations
@@ -41,11 +48,16 @@ def job_id_for(match_id: str, version: int) -> str:
 class BotScheduler:
     """Enqueues bot turns, keeps the set of due turns, and re-enqueues those whose worker died."""
 
-    def __init__(self, redis: Redis, config: Config):
-        self.redis = redis
+    def __init__(self, redis: Redis, store: storage.Store, config: Config):
+        self.redis = redis  # the queues' Redis
+        self.store = store  # the matches' (one Redis or a Cluster)
         self.config = config
         self.queue = Queue(config.BOT_QUEUE, connection=redis)
-        self.store = storage.Store(redis, lambda _: config.IDLE_TTL_SECONDS)
+        self.bots_only_queue = Queue(config.BOTS_ONLY_QUEUE, connection=redis)
+
+    def queue_for(self, humans: bool) -> Queue:
+        """The queue of a turn: the first one when a person plays in the match."""
+        return self.queue if humans else self.bots_only_queue
 
     # the due set ------------------------------------------------------------------------------
 
@@ -67,15 +79,15 @@ class BotScheduler:
 
     # enqueueing -------------------------------------------------------------------------------
 
-    def enqueue(self, match_id: str, version: int, level_name: str) -> Job | None:
+    def enqueue(self, match_id: str, version: int, level_name: str, humans: bool = True) -> Job | None:
         """Queue the bot turn at `version`, with a fresh recovery budget, unless its job exists."""
         job_id = job_id_for(match_id, version)
         if Job.exists(job_id, connection=self.redis):
             return None
         self.store.start_bot_turn(match_id, version)
-        return self._enqueue(match_id, version, level_name)
+        return self._enqueue(match_id, version, level_name, humans)
 
-    def ensure(self, match_id: str, version: int, level_name: str) -> bool:
+    def ensure(self, match_id: str, version: int, level_name: str, humans: bool = True) -> bool:
         """Re-enqueue the turn at `version` if its job is missing, failed or silent too long.
 
         Called when a view, a wait or the sweeper finds a bot to act; moves the turn's due
@@ -110,19 +122,18 @@ class BotScheduler:
             self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
                                              "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
             self.store.mark_due(match_id, version, retry_at)
-            metrics.count_failed_turn(self.redis)
+            metrics.count_failed_turn(self.store.redis)
             return False
-        lock = storage.recovery_key(match_id, version)
-        if not self.redis.set(lock, "1", nx=True, ex=max(1, int(self.config.BOT_GRACE_SECONDS))):
+        if not self.store.claim_recovery(match_id, version, max(1, int(self.config.BOT_GRACE_SECONDS))):
             self.store.mark_due(match_id, version, now + self._patience(level_name))
             return False  # being re-enqueued by someone else right now
         if job is not None:
             job.delete()
         self.store.mark_due(match_id, version, now + self._patience(level_name))
-        self.redis.hset(storage.bot_key(match_id), mapping={
-            "version": version, "status": BotStatus.QUEUED.value, "recoveries": recoveries + 1})
-        self._enqueue(match_id, version, level_name)
-        metrics.count_recovered_turn(self.redis)
+        self.store.mark_bot(match_id, {"version": version, "status": BotStatus.QUEUED.value,
+                                       "recoveries": recoveries + 1})
+        self._enqueue(match_id, version, level_name, humans)
+        metrics.count_recovered_turn(self.store.redis)
         return True
 
     @staticmethod
@@ -134,9 +145,9 @@ class BotScheduler:
             return job.started_at.timestamp()
         return None
 
-    def _enqueue(self, match_id: str, version: int, level_name: str) -> Job:
+    def _enqueue(self, match_id: str, version: int, level_name: str, humans: bool) -> Job:
         level = get_level(level_name)
-        return self.queue.enqueue(
+        return self.queue_for(humans).enqueue(
             JOB_FUNCTION,
             match_id,
             version,

@@ -34,6 +34,10 @@ class Config:
     """Every setting of the web process and the bot worker, with its default."""
 
     REDIS_URL: str = "redis://localhost:6379/0"
+    #: Matches live on a Redis Cluster: REDIS_URL names one of its nodes (the others are discovered).
+    REDIS_CLUSTER: bool = False
+    #: The (single, non-cluster) Redis that RQ's bot queues use; empty: REDIS_URL's.
+    QUEUE_REDIS_URL: str = ""
     PORT: int = 8000
     #: Finished matches (and every key of theirs) expire this long after the last move.
     MATCH_TTL_SECONDS: int = 24 * 3600
@@ -53,8 +57,12 @@ class Config:
     SSE_KEEPALIVE_SECONDS: float = 15.0
     #: A stream ticket (POST /v1/matches/{id}/stream-ticket) must be used within this long.
     STREAM_TICKET_SECONDS: int = 60
-    #: RQ queue the bot turns go to.
+    #: RQ queue of the bot turns of matches with a human seat (workers serve it first).
     BOT_QUEUE: str = "bots"
+    #: RQ queue of the bot turns of bots-only matches (served when BOT_QUEUE is empty).
+    BOTS_ONLY_QUEUE: str = "bots-only"
+    #: Bot worker processes `make run` (and `python -m api.worker`) starts; 0: one per core.
+    BOT_WORKERS: int = 0
     #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
     BOT_GRACE_SECONDS: float = 10.0
     #: The `sweeper` process looks for lost or dead bot turns this often.
@@ -98,6 +106,8 @@ class Config:
         base = cls()
         return cls(
             REDIS_URL=os.environ.get("REDIS_URL", base.REDIS_URL),
+            REDIS_CLUSTER=_env_bool("REDIS_CLUSTER", base.REDIS_CLUSTER),
+            QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL", base.QUEUE_REDIS_URL),
             PORT=_env_int("PORT", base.PORT),
             MATCH_TTL_SECONDS=_env_int("MATCH_TTL_SECONDS", base.MATCH_TTL_SECONDS),
             WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
@@ -109,6 +119,8 @@ class Config:
             SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),
             SSE_KEEPALIVE_SECONDS=_env_float("SSE_KEEPALIVE_SECONDS", base.SSE_KEEPALIVE_SECONDS),
             BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
+            BOTS_ONLY_QUEUE=os.environ.get("BOTS_ONLY_QUEUE", base.BOTS_ONLY_QUEUE),
+            BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
             BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
@@ -127,6 +139,16 @@ class Config:
             OPEN_MATCHES_PER_ADDRESS=_env_int("OPEN_MATCHES_PER_ADDRESS", base.OPEN_MATCHES_PER_ADDRESS),
             TRUSTED_PROXY_HOPS=_env_int("TRUSTED_PROXY_HOPS", base.TRUSTED_PROXY_HOPS),
         )
+
+    @property
+    def queue_redis_url(self) -> str:
+        """The Redis of the bot queues: QUEUE_REDIS_URL, else REDIS_URL."""
+        return self.QUEUE_REDIS_URL or self.REDIS_URL
+
+    @property
+    def bot_workers(self) -> int:
+        """How many bot workers to start: BOT_WORKERS, else one per core."""
+        return self.BOT_WORKERS if self.BOT_WORKERS > 0 else (os.cpu_count() or 1)
 
     def as_flask(self) -> dict[str, Any]:
         """The settings as Flask config keys."""

@@ -1,51 +1,58 @@
 """Draining a web process on shutdown: its event streams and long-polls end at once.
 
-A waiting request sleeps on a Redis pub/sub connection. Each one also subscribes to this
-process's drain channel, so one PUBLISH on SIGTERM wakes them all; an event stream then
-sends `event: reconnect` and ends, and the client reconnects to a process that stays.
+Every waiting request listens through its process's one pub/sub subscription
+(`api.notifications`), which this drain wakes: on SIGTERM (gunicorn.conf.py's
+hook) every waiter wakes, a long-poll answers with the view it has, an event
+stream sends `event: reconnect` and ends, and the client reconnects to a
+process that stays.
 """
 
 from __future__ import annotations
 
-import contextlib
-import secrets
 import threading
+import weakref
+from typing import Protocol
 
-from redis import Redis
-from redis.client import PubSub
-from redis.exceptions import RedisError
 
-from api.records import text
+def gevent_active() -> bool:
+    """Whether gevent has patched this process (gunicorn's gevent worker does, before the app loads)."""
+    try:
+        from gevent import monkey
+    except ImportError:
+        return False
+    return bool(monkey.is_module_patched("socket"))
+
+
+class Wakeable(Protocol):
+    def wake_all(self) -> None: ...
 
 
 class Drain:
-    """This process's shutdown flag, and the channel that wakes its waiting requests."""
+    """This process's shutdown flag, and the notifications whose waiters it wakes."""
 
     def __init__(self) -> None:
         self.started = threading.Event()
-        self.channel = f"coven:drain:{secrets.token_hex(8)}"
-        self._redis: Redis | None = None
+        self._watched: weakref.WeakSet[Wakeable] = weakref.WeakSet()
 
-    def watch(self, pubsub: PubSub, redis: Redis) -> None:
-        """Subscribe a waiting request's pub/sub to the drain channel."""
-        self._redis = redis
-        pubsub.subscribe(self.channel)
-
-    def is_drain(self, message: dict | None) -> bool:
-        """True when a pub/sub message is the drain's wake-up."""
-        return message is not None and text(message.get("channel")) == self.channel
+    def watch(self, notifications: Wakeable) -> None:
+        """Wake the waiters of `notifications` when the drain begins."""
+        self._watched.add(notifications)
 
     def begin(self) -> None:
         """Mark the process as shutting down and wake every waiting request (safe in a signal handler)."""
         if self.started.is_set():
             return
         self.started.set()
-        if self._redis is not None:
-            threading.Thread(target=self._wake, args=(self._redis,), daemon=True, name="drain").start()
+        if gevent_active():
+            import gevent
 
-    def _wake(self, redis: Redis) -> None:
-        with contextlib.suppress(RedisError):  # Redis is gone: the waits fail on their own
-            redis.publish(self.channel, "drain")
+            gevent.spawn(self._wake)  # under gevent the handler runs in the hub: no blocking there
+        else:
+            threading.Thread(target=self._wake, daemon=True, name="drain").start()
+
+    def _wake(self) -> None:
+        for notifications in list(self._watched):
+            notifications.wake_all()
 
 
 #: The one drain of this process (gunicorn's SIGTERM hook begins it).

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, Response, jsonify
 from redis import Redis
+from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
 from rq import Queue, Worker
 
@@ -48,7 +49,7 @@ def readyz() -> Response | tuple[Response, int]:
     svc = service()
     body: dict = {"status": "ok", "redis": "ok", "workers": 0}
     try:
-        body["workers"] = _redis_round_trip_and_workers(svc.redis, svc.config)
+        body["workers"] = _redis_round_trip_and_workers(svc.redis, svc.bots.redis, svc.config)
     except RedisError as error:
         body.update(status="unavailable", redis=str(error) or type(error).__name__)
         return jsonify(schemas.HEALTH.dump(body)), 503
@@ -58,9 +59,9 @@ def readyz() -> Response | tuple[Response, int]:
     return jsonify(schemas.HEALTH.dump(body))
 
 
-def _redis_round_trip_and_workers(redis: Redis, config: Config) -> int:
-    """Write, read back and delete a key (RedisError if any fails); then count the bot workers
-    whose last heartbeat is recent."""
+def _redis_round_trip_and_workers(redis: Redis | RedisCluster, queues: Redis, config: Config) -> int:
+    """Write, read back and delete a key of the matches' Redis (RedisError if any fails); then
+    count the bot workers (on the queues' Redis) whose last heartbeat is recent."""
     key = f"coven:readyz:{uuid.uuid4().hex}"
     with redis.pipeline(transaction=True) as pipe:
         pipe.set(key, "1", ex=10)
@@ -70,7 +71,7 @@ def _redis_round_trip_and_workers(redis: Redis, config: Config) -> int:
     if value != b"1":
         raise RedisError("a key written could not be read back")
     now = datetime.now(UTC)
-    workers = Worker.all(queue=Queue(config.BOT_QUEUE, connection=redis))
+    workers = Worker.all(queue=Queue(config.BOT_QUEUE, connection=queues))
     return sum(
         1 for worker in workers
         if worker.last_heartbeat is not None

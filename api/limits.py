@@ -109,14 +109,31 @@ def remember_open_match(store: Store, config: Config, match_id: str, status: str
 # --- wiring ------------------------------------------------------------------------------------
 
 
+def _storage_uri(config: Config) -> str:
+    """Where the counters live: the matches' Redis (a cluster one in the `limits` library's words)."""
+    if config.REDIS_CLUSTER:
+        return "redis+cluster://" + config.REDIS_URL.split("://", 1)[1].split("/", 1)[0]
+    return config.REDIS_URL
+
+
+def _storage_options(config: Config) -> dict[str, Any]:
+    """A blocking pool for the counters (redis-py's default pool raises past 100 connections,
+    which hundreds of requests under gevent reach)."""
+    if config.REDIS_CLUSTER:
+        return {"health_check_interval": 30}
+    from api.connections import blocking_pool
+
+    return {"connection_pool": blocking_pool(config.REDIS_URL)}
+
+
 def init_app(app: Flask, config: Config) -> Limiter:
     """Rate-limit `app`'s routes (call after the blueprints are registered)."""
     app.config.update(RATELIMIT_ENABLED=config.RATE_LIMITS_ENABLED, RATELIMIT_HEADERS_ENABLED=False)
     limiter = Limiter(
         key_func=client_address,
         app=app,
-        storage_uri=config.REDIS_URL,
-        storage_options={"health_check_interval": 30},
+        storage_uri=_storage_uri(config),
+        storage_options=_storage_options(config),
         strategy="sliding-window-counter",
         key_prefix="coven",
         application_limits=[lambda: current_app.config["RATE_LIMIT_READ"]],

@@ -10,12 +10,14 @@ from api.errors import QueryError
 from api.http import (
     IDEMPOTENCY_KEY_MAX_LENGTH,
     bearer_token,
+    client_socket,
     etag,
     idempotency_key,
     if_match_version,
     last_event_version,
     load_body,
     load_query,
+    parse_version,
     service,
 )
 from api.openapi import MATCH_VIEW_EXAMPLE
@@ -180,7 +182,7 @@ def show(match_id: str) -> Response:
     caller = svc.caller(match_id, bearer_token())
     if "after_version" in query:
         wait = min(query.get("wait", svc.config.LONG_POLL_MAX_SECONDS), svc.config.LONG_POLL_MAX_SECONDS)
-        caller = streams.wait(svc, caller, query["after_version"], wait)
+        caller = streams.wait(svc, caller, query["after_version"], wait, client_socket())
     else:
         svc.ensure_progress(caller)
     return _read_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, caller)))
@@ -332,11 +334,13 @@ def stream_ticket(match_id: str) -> Response:
     parameters=[MATCH_ID, {"name": "Last-Event-ID", "in": "header", "example": "3",
                            "description": "the last event id received: the stream resumes after it",
                            "schema": {"type": "string", "pattern": "^([0-9]{1,18})?$"}},
+                {"name": "last_event_id", "in": "query", "example": "3",
+                 "description": "as Last-Event-ID, for clients that cannot set the header (the header wins)",
+                 "schema": {"type": "string", "pattern": "^([0-9]{1,18})?$"}},
                 {"name": "ticket", "in": "query", "schema": {"type": "string"},
                  "description": "A stream ticket (POST /v1/matches/{id}/stream-ticket): that seat's "
                                 "stream, without the seat token in the URL",
                  "example": "b3JhbmdlLTEgaXMgbm90IGEgdGlja2V0"}],
-
     responses={
         200: Reply(
             "A stream of Server-Sent Events: `retry`, then `match` and `bot` events; comment lines "
@@ -346,16 +350,20 @@ def stream_ticket(match_id: str) -> Response:
                 {"id": "3", "event": "match", "data": '{"id":"4f1c2e9a0b7d3a65","version":3,"status":"active"}'},
                 {"event": "bot", "data": '{"seat":1,"level":"hard","status":"thinking","iterations":420}'},
             ]),
+        204: Reply("The match has ended and the client holds its final version: stop reconnecting"),
         400: "BadRequest", 401: "Unauthorized", 404: "NotFound",
     },
 )
 def events(match_id: str) -> Response:
     """Server-sent events for a match.
 
-    `event: match` carries the caller's view (`id:` is the version) at once and after every
-    change; `event: bot` carries a thinking bot's progress. The stream ends when the match
-    is finished, or after a few minutes (reconnect with Last-Event-ID). `event: reconnect`
-    ends it when the server shuts down: reconnect with Last-Event-ID. A seat's own stream
+    `event: match` carries the caller's view, its `id:` the version: the current one at once,
+    then every new version, none skipped. A client that reconnects with `Last-Event-ID` (or
+    `?last_event_id=`) first gets every version after that one, in order, as its seat saw
+    them then, and then follows live. `event: bot` carries a thinking bot's progress. The
+    stream ends after the view of the ended match, or after a few minutes (reconnect with
+    Last-Event-ID); a match that has ended whose final version the client holds answers 204.
+    `event: reconnect` ends it when the server shuts down: reconnect with Last-Event-ID. A seat's own stream
     needs its token: in `Authorization`, or, from a browser's EventSource, as a `ticket` from
     POST /v1/matches/{id}/stream-ticket (single-use, short-lived).
     """
@@ -366,7 +374,14 @@ def events(match_id: str) -> Response:
     else:
         caller = svc.caller(match_id, bearer_token())
     last_version = last_event_version()
-    stream = stream_with_context(streams.events(svc, caller, last_version))
+    if request.args.get("last_event_id"):
+        from_query = parse_version(request.args["last_event_id"])
+        if from_query is None:
+            raise QueryError({"last_event_id": ["not an event id of this stream"]})
+        last_version = from_query if last_version is None else last_version
+    if streams.is_over_for(caller, last_version):
+        return Response(status=204)
+    stream = stream_with_context(streams.events(svc, caller, last_version, client_socket()))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

@@ -31,6 +31,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 from redis import Redis
+from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from api.contract import Reply, operation
@@ -50,27 +51,27 @@ bp = Blueprint("metrics", __name__)
 # --- recording shared metrics (any process with a Redis connection) ---------------------
 
 
-def count_move(redis: Redis, game: str, by: str) -> None:
+def count_move(redis: Redis | RedisCluster, game: str, by: str) -> None:
     """A move was applied (`by`: human or bot)."""
     _incr(redis, {f"moves|{game}|{by}": 1})
 
 
-def count_finished(redis: Redis, game: str) -> None:
+def count_finished(redis: Redis | RedisCluster, game: str) -> None:
     """A match ended."""
     _incr(redis, {f"finished|{game}": 1})
 
 
-def count_recovered_turn(redis: Redis) -> None:
+def count_recovered_turn(redis: Redis | RedisCluster) -> None:
     """A lost or dead bot turn was queued again."""
     _incr(redis, {"recovered": 1})
 
 
-def count_failed_turn(redis: Redis) -> None:
+def count_failed_turn(redis: Redis | RedisCluster) -> None:
     """A bot turn spent its retry budget (it is tried again BOT_RETRY_SECONDS later)."""
     _incr(redis, {"failed": 1})
 
 
-def record_bot_turn(redis: Redis, game: str, level: str, seconds: float, iterations: int,
+def record_bot_turn(redis: Redis | RedisCluster, game: str, level: str, seconds: float, iterations: int,
                     searching: float) -> None:
     """A bot turn was played: its latency, and the iterations its search ran in `searching` s."""
     counts: dict[str, float] = {f"turn_bucket|{le}": 1 for le in BOT_TURN_BUCKETS if seconds <= le}
@@ -87,7 +88,7 @@ def record_bot_turn(redis: Redis, game: str, level: str, seconds: float, iterati
         pass  # a metric is never worth failing a turn
 
 
-def _incr(redis: Redis, counts: dict[str, int]) -> None:
+def _incr(redis: Redis | RedisCluster, counts: dict[str, int]) -> None:
     try:
         with redis.pipeline(transaction=False) as pipe:
             for name, amount in counts.items():
@@ -100,8 +101,10 @@ def _incr(redis: Redis, counts: dict[str, int]) -> None:
 class SharedCollector(Collector):
     """The deployment-wide metrics kept in Redis, read at scrape time."""
 
-    def __init__(self, redis: Redis, queue_name: str, status_counts: dict[str, str]):
+    def __init__(self, redis: Redis | RedisCluster, queue_name: str, status_counts: dict[str, str],
+                 queues: Redis | None = None):
         self.redis = redis
+        self.queues = queues if queues is not None else redis  # the bot queues' Redis
         self.queue_name = queue_name
         self.status_counts = status_counts  # status → the sorted set indexing matches in it
 
@@ -142,7 +145,7 @@ class SharedCollector(Collector):
             matches.add_metric([status], count)
         yield matches
         yield GaugeMetricFamily("coven_bot_queue_depth", "Bot turns waiting for a worker",
-                                value=Queue(self.queue_name, connection=self.redis).count)
+                                value=Queue(self.queue_name, connection=self.queues).count)  # type: ignore[arg-type]
 
 
 # --- the web side -------------------------------------------------------------------------

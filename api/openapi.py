@@ -117,7 +117,9 @@ def _json_data(component: str, description: str) -> dict[str, Any]:
 STREAM_EVENTS: dict[str, dict[str, Any]] = {
     "MatchEvent": {
         "type": "object",
-        "description": "The caller's view, sent at once and after every change of the match",
+        "description": "The caller's view, sent at once and after every change of the match, none "
+                       "skipped; a stream resumed with Last-Event-ID first sends every version after "
+                       "that one, in order, as the caller's seat saw it then",
         "properties": {
             "event": {"const": "match"},
             "id": {"type": "string", "description": "the match version (send it back as Last-Event-ID)"},

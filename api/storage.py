@@ -21,7 +21,8 @@ at them next: a bot's turn, or a human's on a clock, at its deadline; and per cl
 address a sorted set of the waiting matches it opened (`coven:open-by:<address>`). Keys
 that span matches are written after a match's transaction, never inside it (cluster slot
 rules).
-The storage takes a binary Redis connection (the one RQ needs too) and decodes itself.
+The storage takes a binary client, of one Redis or of a Redis Cluster (every
+transaction touches one match's keys, so one slot), and decodes itself.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
+from redis.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import WatchError
 
 from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
@@ -133,11 +135,11 @@ def keys_of(match_id: str) -> list[str]:
 class Store:
     """Reads and compare-and-set writes of matches on one Redis connection."""
 
-    def __init__(self, redis: Redis, ttl_for_status: Callable[[MatchStatus], int]):
+    def __init__(self, redis: Redis | RedisCluster, ttl_for_status: Callable[[MatchStatus], int]):
         self.redis = redis
         self.ttl_for_status = ttl_for_status
 
-    def load(self, match_id: str, pipe: Redis | Pipeline | None = None) -> MatchRecord | None:
+    def load(self, match_id: str, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline | None = None) -> MatchRecord | None:
         """The stored match, or None when it does not exist (or expired)."""
         raw = (pipe or self.redis).hgetall(match_key(match_id))
         return MatchRecord.from_redis(raw) if raw else None
@@ -176,7 +178,7 @@ class Store:
                 try:
                     pipe.watch(match_key(match_id), *watch)
                     result = change(pipe)
-                    if pipe.explicit_transaction:
+                    if len(pipe):  # writes queued after MULTI (a cluster pipeline has no explicit_transaction)
                         pipe.execute()
                     else:
                         pipe.unwatch()
@@ -264,8 +266,12 @@ class Store:
             pipe.execute()
 
     def now(self, pipe: Redis | Pipeline | None = None) -> float:
-        """Redis's clock, in epoch seconds: every process measures turns by the same clock."""
-        seconds, micros = (pipe or self.redis).time()
+        """Redis's clock, in epoch seconds: every process measures turns by the same clock (on a
+        Cluster, its default node's: a cluster pipeline cannot send TIME)."""
+        if isinstance(self.redis, RedisCluster):
+            seconds, micros = self.redis.time()
+        else:
+            seconds, micros = (pipe or self.redis).time()
         return seconds + micros / 1e6
 
     def version_at(self, match_id: str, version: int) -> dict[str, Any] | None:
@@ -274,6 +280,13 @@ class Store:
             return None
         raw = self.redis.lindex(versions_key(match_id), version - 1)
         return json.loads(raw) if raw else None
+
+    def versions(self, match_id: str, first: int, last: int) -> list[dict[str, Any]]:
+        """What `version_json` stored for versions `first` to `last` of a match, in order."""
+        if last < first or last < 1:
+            return []
+        raw = self.redis.lrange(versions_key(match_id), max(first, 1) - 1, last - 1)
+        return [json.loads(item) for item in raw]
 
     def history_prefix(self, match_id: str, length: int) -> list[Any]:
         """The first `length` moves of a match's history."""
@@ -333,7 +346,7 @@ class Store:
 
     # idempotency records -----------------------------------------------------------
 
-    def idempotent_response(self, pipe: Redis | Pipeline, key: str) -> dict[str, Any] | None:
+    def idempotent_response(self, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline, key: str) -> dict[str, Any] | None:
         raw = pipe.get(key)
         return json.loads(raw) if raw else None
 
@@ -343,6 +356,14 @@ class Store:
         """What the worker last reported for the bot to act (empty when nothing)."""
         raw = self.redis.hgetall(bot_key(match_id))
         return {text(key): text(value) for key, value in raw.items()}
+
+    def claim_recovery(self, match_id: str, version: int, seconds: int) -> bool:
+        """Take the short lock under which one process re-enqueues a stuck turn (False: taken)."""
+        return bool(self.redis.set(recovery_key(match_id, version), "1", nx=True, ex=seconds))
+
+    def mark_bot(self, match_id: str, fields: dict[str, Any]) -> None:
+        """Overwrite some fields of the bot's progress (recovery marks a turn queued again)."""
+        self.redis.hset(bot_key(match_id), mapping={name: str(value) for name, value in fields.items()})
 
     def start_bot_turn(self, match_id: str, version: int) -> None:
         """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""

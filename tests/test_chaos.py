@@ -40,7 +40,9 @@ class Processes:
     """The Procfile's worker and sweeper, started like `make run` starts them."""
 
     def __init__(self, redis_url: str):
-        env = {**os.environ, "REDIS_URL": redis_url, "BOT_SWEEP_SECONDS": "0.2", "BOT_GRACE_SECONDS": "0.5"}
+        # One worker process (BOT_WORKERS=1 runs it without a pool): it and its work horse are killed.
+        env = {**os.environ, "REDIS_URL": redis_url, "BOT_SWEEP_SECONDS": "0.2", "BOT_GRACE_SECONDS": "0.5",
+               "BOT_WORKERS": "1"}
         self.programs = {p.name: p for p in procfile_programs(env)}
         self.running: dict[str, subprocess.Popen] = {}
 

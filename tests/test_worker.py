@@ -178,6 +178,21 @@ def test_the_sweep_command_reports_what_it_recovered(client, redis, app, config)
     assert "re-enqueued 0 bot turn(s)" in again.output
 
 
+def test_bot_turns_of_matches_with_a_person_are_served_first(client, redis, config) -> None:
+    from rq import SimpleWorker
+
+    bots_only = client.post("/v1/matches", json={
+        "game": "witches", "seats": [{"type": "bot", "level": "random"}] * 2}).get_json()
+    with_person = bot_first(client)  # queued after the bots-only match's turn
+    queues = {name: Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE)}
+    assert queues[config.BOTS_ONLY_QUEUE].job_ids == [job_id_for(bots_only["id"], bots_only["version"])]
+    assert queues[config.BOT_QUEUE].job_ids == [job_id_for(with_person["id"], with_person["version"])]
+    worker = SimpleWorker(list(queues.values()), connection=redis)
+    worker.work(burst=True, max_jobs=1, logging_level="WARNING")
+    assert view(client, with_person["id"])["version"] == with_person["version"] + 1
+    assert view(client, bots_only["id"])["version"] == bots_only["version"]
+
+
 def test_the_sweep_reads_only_due_bot_turns(client, redis, app, run_bots) -> None:
     humans = [create(client, "witches", [{"type": "human"}, {"type": "human"}]) for _ in range(5)]
     assert redis.zcard(DUE_KEY) == 0  # matches without a bot turn cost the sweeper nothing

@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from redis import Redis
+from redis.cluster import RedisCluster
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
@@ -72,8 +73,10 @@ class Analysis:
         )
 
 
-def request(redis: Redis, config: Config, caller: Caller, simulations: int) -> Analysis:
-    """Queue an analysis of the position to act, if the caller may see what it needs."""
+def request(redis: Redis | RedisCluster, config: Config, caller: Caller, simulations: int,
+            queue: Redis | None = None) -> Analysis:
+    """Queue an analysis of the position to act, if the caller may see what it needs (stored
+    with the match on `redis`; queued on `queue`, the bot queues' Redis, by default `redis`)."""
     record, game = caller.record, caller.game
     seat = caller.to_act
     if record.status != MatchStatus.ACTIVE or seat is None:
@@ -96,7 +99,10 @@ def request(redis: Redis, config: Config, caller: Caller, simulations: int) -> A
         "status": analysis.status.value, "simulations": simulations, "requested": repr(time.time()),
     })
     redis.expire(key, ANALYSIS_TTL_SECONDS)
-    Queue(config.BOT_QUEUE, connection=redis).enqueue(
+    queues = queue if queue is not None else redis
+    if not isinstance(queues, Redis):
+        raise TypeError("RQ needs a single Redis for the bot queues: pass queue")
+    Queue(config.BOT_QUEUE, connection=queues).enqueue(
         JOB_FUNCTION, record.id, analysis.id,
         job_id=job_id_for(record.id, analysis.id),
         job_timeout=120, result_ttl=60, failure_ttl=ANALYSIS_TTL_SECONDS,
@@ -105,13 +111,14 @@ def request(redis: Redis, config: Config, caller: Caller, simulations: int) -> A
     return analysis
 
 
-def fetch(redis: Redis, caller: Caller, analysis_id: str) -> Analysis:
-    """An analysis of this match, for whoever may read it (the seat that asked, or anyone once over)."""
+def fetch(redis: Redis | RedisCluster, caller: Caller, analysis_id: str, queue: Redis | None = None) -> Analysis:
+    """An analysis of this match, for whoever may read it (the seat that asked, or anyone once over);
+    its job is looked up on `queue`, the bot queues' Redis (default: `redis`)."""
     data = load(redis, caller.record.id, analysis_id)
     if data is None:
         raise AnalysisNotFound(f"no analysis {analysis_id!r} of this match (they are kept an hour)")
     analysis = Analysis.from_hash(analysis_id, data)
-    if analysis.status in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING) and _job_failed(redis, analysis):
+    if analysis.status in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING) and _job_failed(queue if queue is not None else _single(redis), analysis):
         report(redis, analysis.match, analysis.id, AnalysisStatus.FAILED)
         analysis = replace(analysis, status=AnalysisStatus.FAILED)
     finished = caller.record.status == MatchStatus.FINISHED
@@ -134,13 +141,13 @@ def _job_failed(redis: Redis, analysis: Analysis) -> bool:
     return status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED)
 
 
-def load(redis: Redis, match_id: str, analysis_id: str) -> dict[str, str] | None:
+def load(redis: Redis | RedisCluster, match_id: str, analysis_id: str) -> dict[str, str] | None:
     """The stored fields of an analysis, decoded; None when unknown or expired."""
     raw = redis.hgetall(storage.analysis_key(match_id, analysis_id))
     return {text(k): text(v) for k, v in raw.items()} if raw else None
 
 
-def report(redis: Redis, match_id: str, analysis_id: str, status: AnalysisStatus,
+def report(redis: Redis | RedisCluster, match_id: str, analysis_id: str, status: AnalysisStatus,
            result: dict[str, Any] | None = None) -> None:
     """Record an analysis's new status (and its result), keeping its expiry."""
     key = storage.analysis_key(match_id, analysis_id)
@@ -148,3 +155,10 @@ def report(redis: Redis, match_id: str, analysis_id: str, status: AnalysisStatus
         redis.hset(key, "status", status.value)
     else:
         redis.hset(key, mapping={"status": status.value, "result": json.dumps(result, separators=(",", ":"))})
+
+
+def _single(redis: Redis | RedisCluster) -> Redis:
+    """The bot queues' Redis when the caller named none: the matches' own, a single Redis."""
+    if not isinstance(redis, Redis):
+        raise TypeError("RQ needs a single Redis for the bot queues: pass queue")
+    return redis

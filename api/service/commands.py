@@ -17,11 +17,14 @@ from typing import Any
 
 from redis import Redis
 from redis.client import Pipeline
+from redis.cluster import RedisCluster
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
 from api import metrics, schemas, storage
 from api.bots import BotScheduler
 from api.config import Config
+from api.connections import notification_redis
+from api.notifications import Notifications
 from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType, Takeover, Visibility
 from api.service import clocks
 from api.service.errors import (
@@ -55,11 +58,18 @@ def fingerprint(data: Any) -> str:
 class MatchService:
     """Creates, joins and plays matches, and keeps their bot turns moving."""
 
-    def __init__(self, redis: Redis, config: Config):
+    def __init__(self, redis: Redis | RedisCluster, config: Config, queue_redis: Redis | None = None):
+        """`redis` holds the matches (one Redis or a Cluster); `queue_redis` the bot queues
+        (a single Redis; None: `redis`, which must then be a single Redis)."""
         self.redis = redis
         self.config = config
         self.store = Store(redis, self.ttl_for_status)
-        self.bots = BotScheduler(redis, config)
+        queues = queue_redis if queue_redis is not None else redis
+        if not isinstance(queues, Redis):
+            raise TypeError("RQ needs a single Redis for the bot queues: pass queue_redis")
+        self.bots = BotScheduler(queues, self.store, config)
+        #: The process's one pub/sub subscription, shared by its waits (connects on first use).
+        self.notifications = Notifications(notification_redis(config))
 
     def ttl_for_status(self, status: MatchStatus) -> int:
         """How long a match in `status` lives without a change."""
@@ -474,7 +484,7 @@ class MatchService:
             seat = loaded.timed_out(self.store.now())
         if seat is None:
             return False
-        return self.bots.ensure(record.id, record.version, loaded.level_of(seat))
+        return self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record))
 
     def sweep_bots(self) -> int:
         """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
@@ -585,7 +595,7 @@ class MatchService:
         seat = loaded.bot_to_act
         if seat is not None:
             record = loaded.record
-            self.bots.enqueue(record.id, record.version, loaded.level_of(seat))
+            self.bots.enqueue(record.id, record.version, loaded.level_of(seat), _has_human(record))
 
 
 def parse_move(game: Game, data: Any) -> Move:
@@ -617,6 +627,11 @@ def _require_active(record: MatchRecord, action: str) -> None:
     if record.status != MatchStatus.ACTIVE:
         raise MatchStateConflict(f"the match is {record.status}: you cannot {action} now",
                                  match_status=record.status)
+
+
+def _has_human(record: MatchRecord) -> bool:
+    """Whether a person plays in the match (its bot turns then go to the first queue)."""
+    return any(not seat.is_bot and seat.takeover is None for seat in record.seats)
 
 
 def _decoded(record: MatchRecord) -> Loaded:

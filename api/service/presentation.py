@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -236,7 +237,7 @@ def version_view(store: Store, caller: Caller, version: int) -> VersionView:
     once the match is finished, with every seat's view and the seed."""
     from api.service.errors import VersionNotFound
 
-    data = store.version_at(caller.record.id, version)
+    data = store.version_at(caller.record.id, version) if version <= caller.record.version else None
     if data is None:
         raise VersionNotFound(f"match {caller.record.id} has versions 1 to {caller.record.version}, not {version}",
                               current_version=caller.record.version)
@@ -251,6 +252,25 @@ def version_view(store: Store, caller: Caller, version: int) -> VersionView:
     fields["fairness"] = fairness_of(caller.record)
     seat_views = [game.view(state, seat) for seat in range(len(past.seats))] if finished else None
     return VersionView(**fields, bot=None, seat_views=seat_views)
+
+
+def replayed_views(store: Store, caller: Caller, after_version: int) -> Iterator[MatchView]:
+    """The caller's views at the versions after `after_version` and before the current one, in
+    order, as its seat saw them then (for an event stream that resumes): each version's record
+    from the match's list of versions, its state by replaying the history up to it with the engine,
+    as `version_view` does, but reading the history once. A past version shows no bot activity."""
+    record, game, seat = caller.record, caller.game, caller.seat
+    if after_version + 1 >= record.version:
+        return
+    history = store.history(record.id)
+    state = game.new_state(len(record.seats), record.options)
+    played = 0
+    for data in store.versions(record.id, max(1, after_version + 1), record.version - 1):
+        past = record.at_version(data)
+        for move in history[played:past.history_length]:
+            game.step(state, game.move_from_json(move))
+        played = max(played, past.history_length)
+        yield MatchView(**_view_fields(Caller(past, game, state, seat), {}, past.updated), bot=None)
 
 
 def _view_fields(caller: Caller, seen: dict[int, float], now: float) -> dict[str, Any]:

@@ -1,7 +1,20 @@
 """Waiting for a match to change: the long-poll, and the Server-Sent Events stream (its wire format).
 
-Both listen on the match's pub/sub channel; every change and every bot
-progress report is announced there (`api.storage`).
+Both listen on the match's channel through the process's one pub/sub
+connection (`api.notifications`); every change and every bot progress report
+is announced there (`api.storage`). A wait holds no thread under gunicorn's
+gevent worker, wakes on a notification (or when the clock of the seat to act
+runs out), never by polling, and ends as soon as its client hangs up.
+
+The stream's events:
+
+- `match` (`id:` the version): the caller's view. A stream that resumes
+  (Last-Event-ID) first gets every version after that one, in order, as the
+  caller's seat saw them; then each new version as it comes — none skipped;
+- `bot`: the progress of the bot to act;
+- `reconnect`: the server is going away; reconnect with Last-Event-ID.
+
+It ends after the ended match's final view, or after SSE_MAX_SECONDS.
 """
 
 from __future__ import annotations
@@ -12,33 +25,32 @@ from collections.abc import Iterator
 from typing import Any
 
 from api import schemas, storage
-from api.drain import DRAIN
 from api.records import ENDED
 from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
-from api.service.presentation import bot_activity, match_view
+from api.service.presentation import bot_activity, match_view, replayed_views
 
 
-def wait(service: MatchService, caller: Caller, after_version: int, timeout: float) -> Caller:
+def wait(service: MatchService, caller: Caller, after_version: int, timeout: float,
+         client: Any = None) -> Caller:
     """The match, seen by the same caller, as soon as its version passes `after_version`, or
-    after `timeout` seconds."""
+    after `timeout` seconds (or at once when the client hangs up: nobody reads the answer then,
+    or when the process shuts down: the client polls again)."""
     match_id = caller.record.id
     if caller.record.version > after_version or timeout <= 0:
         return caller
     service.ensure_progress(caller)
     deadline = time.monotonic() + timeout
-    pubsub = service.redis.pubsub(ignore_subscribe_messages=True)
-    try:
-        pubsub.subscribe(storage.channel_for(match_id))
-        DRAIN.watch(pubsub, service.redis)
-        while True:
-            loaded = service.load(match_id)
+    with service.notifications.listen(storage.channel_for(match_id), client) as waiter:
+        loaded = service.load(match_id)  # a change made before the subscription was confirmed
+        while loaded.record.version <= after_version:
             remaining = deadline - time.monotonic()
-            if loaded.record.version > after_version or remaining <= 0 or DRAIN.started.is_set():
-                return loaded.seen_by(caller.seat)  # (shutting down: answer now; the client polls again)
-            pubsub.get_message(timeout=until_clock_runs_out(service, loaded, remaining))
-    finally:
-        pubsub.close()
+            if remaining <= 0 or waiter.hung_up() or service.notifications.draining:
+                break
+            notes = waiter.wait(until_clock_runs_out(service, loaded, remaining))
+            if not notes or any(_passes(note, after_version) for note in notes):
+                loaded = service.load(match_id)
+    return loaded.seen_by(caller.seat)
 
 
 def until_clock_runs_out(service: MatchService, loaded: Loaded, at_most: float) -> float:
@@ -59,53 +71,60 @@ def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
     return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def events(service: MatchService, caller: Caller, last_version: int | None) -> Iterator[str]:
-    """Server-sent events: `match` with the caller's view at each new version, `bot` with a
-    thinking bot's progress, comment keep-alives; ends when the match does."""
+def is_over_for(caller: Caller, last_version: int | None) -> bool:
+    """True when the match has ended and the client already holds its final view
+    (the stream then answers 204, which tells a browser to stop reconnecting)."""
+    return caller.record.status in ENDED and last_version is not None and last_version >= caller.record.version
+
+
+def events(service: MatchService, caller: Caller, last_version: int | None,
+           client: Any = None) -> Iterator[str]:
+    """Server-sent events: the views missed since `last_version`, then each new version,
+    bot progress and keep-alives; ends after the ended match's final view."""
     match_id, seat = caller.record.id, caller.seat
     config = service.config
-    pubsub = service.redis.pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(storage.channel_for(match_id))
-    DRAIN.watch(pubsub, service.redis)
-    sent = last_version if last_version is not None else -1
     deadline = time.monotonic() + config.SSE_MAX_SECONDS
-    try:
-        yield "retry: 2000\n\n"
-        send_view = True
+    yield "retry: 2000\n\n"
+    with service.notifications.listen(storage.channel_for(match_id), client) as waiter:
+        loaded = service.load(match_id)
+        sent = last_version if last_version is not None else loaded.record.version - 1
+        bot_moved = False
         while True:
-            loaded = service.load(match_id)
-            if send_view and loaded.record.version > sent:
+            if loaded.record.version > sent:
+                yield from _views_since(service, loaded, seat, sent)
                 sent = loaded.record.version
-                view = match_view(service.store, loaded.seen_by(seat))
-                yield sse("match", schemas.MATCH_VIEW.dump(view), sent)
                 if loaded.record.status in ENDED:
                     return
                 service.ensure_progress(loaded)
-            if DRAIN.started.is_set():  # the process is shutting down: reconnect elsewhere
-                yield sse("reconnect", {})
-                return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return
-            asked = time.monotonic()
-            lull = min(remaining, config.SSE_KEEPALIVE_SECONDS)
-            message = pubsub.get_message(timeout=until_clock_runs_out(service, loaded, lull))
-            if message is None:
-                # None also follows an ignored subscribe confirmation: only a real lull is idle.
-                if time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
-                    yield ": keep-alive\n\n"
-                send_view = True
-                continue
-            if DRAIN.is_drain(message):
-                send_view = False
-                continue
-            note = json.loads(message["data"])
-            if note.get("kind") == "bot":
+            elif bot_moved:
                 activity = bot_activity(service.store, loaded)
                 if activity is not None:
                     yield sse("bot", schemas.BOT_ACTIVITY.dump(activity))
-                send_view = False
-            else:
-                send_view = True
-    finally:
-        pubsub.close()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or waiter.hung_up():
+                return
+            if service.notifications.draining:  # the process is shutting down: reconnect elsewhere
+                yield sse("reconnect", {})
+                return
+            asked = time.monotonic()
+            lull = min(remaining, config.SSE_KEEPALIVE_SECONDS)
+            notes = waiter.wait(until_clock_runs_out(service, loaded, lull))
+            if waiter.hung_up():
+                return
+            if not notes and time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
+                yield ": keep-alive\n\n"
+            bot_moved = any(note.get("kind") == "bot" for note in notes)
+            loaded = service.load(match_id)
+
+
+def _views_since(service: MatchService, loaded: Loaded, seat: int | None, sent: int) -> Iterator[str]:
+    """`match` events for every version after `sent` up to the current one, in order."""
+    caller = loaded.seen_by(seat)
+    for view in replayed_views(service.store, caller, sent):
+        yield sse("match", schemas.MATCH_VIEW.dump(view), view.version)
+    yield sse("match", schemas.MATCH_VIEW.dump(match_view(service.store, caller)), loaded.record.version)
+
+
+def _passes(note: dict[str, Any], after_version: int) -> bool:
+    """Whether a notification announces a version past `after_version` (bot progress does not)."""
+    return note.get("kind") == "match" and int(note.get("version", 0)) > after_version
