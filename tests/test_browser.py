@@ -258,11 +258,12 @@ def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
 
     page = pages.new()
     create_match(page, "witches", ["you", "hard"])  # a hard bot thinks up to a second a move
-    thinking = ("() => /is thinking: [0-9,]+ of at most 3,000 simulations/"
-                ".test(document.querySelector('.bot-activity')?.textContent || '')")
+    # the text is read when it matches: the bot may have moved on by the time we would read it again
+    thinking = ("() => { const text = document.querySelector('.bot-activity')?.textContent || '';"
+                " return /is thinking: [0-9,]+ of at most 3,000 simulations/.test(text) ? text : false; }")
     for _ in range(15):  # each bot turn shows its progress for a few tenths of a second
         try:
-            page.wait_for_function(thinking, timeout=5_000)
+            seen = page.wait_for_function(thinking, timeout=5_000).json_value()
             break
         except PlaywrightTimeout:
             assert wait_for_turn(page), "the match ended before the bot was seen thinking"
@@ -271,7 +272,7 @@ def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
             moved(page, before)
     else:
         pytest.fail("the bot's progress never showed")
-    assert page.locator(".bot-activity").inner_text().startswith("Player 2 (hard bot) is thinking")
+    assert seen.strip().startswith("Player 2 (hard bot) is thinking"), seen
     shoot(page, "bot-thinking.png", full_page=False)
 
 
