@@ -127,20 +127,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"compiled hot path: {len(compiled)} of {len(HOT_MODULES)} modules are C extensions")
     started = time.perf_counter()
     results = run(games, args.iterations, args.playouts, not args.no_hard)
+    write_report(args.output, started, compiled=compiled,
+                 budget={"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
+                         "hard": get_level("hard").to_json()},
+                 games=results)
+
+
+def write_report(path: Path, started: float, **fields: Any) -> dict[str, Any]:
+    """Write a benchmark's JSON report (when, on what, then `fields`, then how long) and say where."""
     report = {
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
         "machine": platform.machine(),
         "processor": platform.processor() or platform.machine(),
-        "compiled": compiled,
-        "budget": {"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
-                   "hard": get_level("hard").to_json()},
+        **fields,
         "seconds": round(time.perf_counter() - started, 1),
-        "games": results,
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"{report['seconds']} s; written to {args.output}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"{report['seconds']} s; written to {path}")
+    return report
 
 
 if __name__ == "__main__":

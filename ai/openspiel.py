@@ -18,12 +18,9 @@ saw since, and resampling is the game's own `determinize`.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import sys
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +29,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts as py_ismcts
 from open_spiel.python.algorithms import mcts as py_mcts
 
+from ai.bench import write_report
 from ai.search import search
 from engine.core import CHANCE, TERMINAL, AnyGame, Move, Seat, State
 from engine.registry import get_game
@@ -356,16 +354,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, default=Path("bench/results/openspiel.json"))
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    rows = compare(args.simulations)
-    report = {
-        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0],
-        "seconds": round(time.perf_counter() - started, 1),
-        "rows": rows,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"{report['seconds']} s; written to {args.output}")
+    write_report(args.output, started, rows=compare(args.simulations))
 
 
 if __name__ == "__main__":
