@@ -252,6 +252,11 @@ class MatchPage {
       legal: this.view.legal_moves,
       local: this.local,
       seatName: (seat, opts) => page.seatName(seat, opts),
+      // who made a log entry's move ("" for chance), and the verb's "s" ("you take", "Ada takes")
+      actor: (entry) => ({
+        who: entry.seat !== null && entry.seat !== undefined ? page.seatName(entry.seat) : "",
+        s: entry.seat === page.view.you ? "" : "s",
+      }),
       play: (move) => page.play(move),
       rerender: () => page.render(),
     };

@@ -30,8 +30,7 @@ export function moveLabel(move) {
 
 export function describe(entry, ui) {
   const m = entry.move;
-  const who = entry.seat !== null && entry.seat !== undefined ? ui.seatName(entry.seat) : "";
-  const s = entry.seat === ui.you ? "" : "s";
+  const { who, s } = ui.actor(entry);
   switch (m.type) {
     case "first": return `${ui.seatName(m.seat)} play${m.seat === ui.you ? "" : "s"} first`;
     case "roll": return `${who} roll${s} the die`;

@@ -34,7 +34,7 @@ export function moveLabel(move) {
 
 export function describe(entry, ui) {
   const m = entry.move;
-  const who = entry.seat !== null && entry.seat !== undefined ? ui.seatName(entry.seat) : "";
+  const { who } = ui.actor(entry);
   switch (m.type) {
     case "deal":
       if (m.seat === undefined) return `Dealt: ${words(m.card)}`; // a finished log names no receiver
