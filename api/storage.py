@@ -3,15 +3,23 @@
 One match lives under one hash tag (`coven:{m:<id>}:…`), so all its keys share
 a cluster slot and one MULTI/EXEC can change them together:
 
-- `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
-                options, seed, seeded, history length, created/updated
-- `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
+- `…:record`   string: the match as it stands (msgpack, `MatchRecord.to_stored`): game, options,
+                seats (token hashes as bytes), seed, status, version, lifecycle, and the engine's
+                snapshot of the current state, so that a view of the current version replays nothing
+- `…:log`      list: one entry per version (`api.records.log_entry`): when it was made, the
+                moves it appended (chance outcomes included, each as its index among the legal
+                moves or chance outcomes, `api.history`) and the fields of the record that changed
+                (no snapshot, seed nor tokens). An older version's view replays the history up
+                to it with the engine, which is deterministic
 - `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
                 recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
-- `…:versions` list: per version, the record without snapshot, seed or tokens (history by version)
 - `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
+
+Matches stored by the old format (a `…:match` hash with the snapshot in JSON, a `…:history`
+list of JSON moves and a `…:versions` list of whole records) are read as they are, and moved
+to the new keys by their next change.
 
 Plus the lobby's sorted sets of the public matches that can be listed (waiting or active;
 private ones are never in them), scored by creation time: `coven:index` (all of them),
@@ -38,7 +46,17 @@ from redis.client import Pipeline
 from redis.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import WatchError
 
-from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
+from api.records import (
+    LISTED,
+    BotStatus,
+    MatchRecord,
+    MatchStatus,
+    Visibility,
+    fold_log,
+    legacy_log,
+    log_entry,
+    text,
+)
 from engine import all_games
 
 T = TypeVar("T")
@@ -56,23 +74,23 @@ def _tag(match_id: str) -> str:
 
 
 def match_key(match_id: str) -> str:
-    """The hash holding a match's snapshot and metadata."""
-    return f"{_tag(match_id)}:match"
+    """The string holding a match's record (`MatchRecord.to_stored`)."""
+    return f"{_tag(match_id)}:record"
 
 
-def history_key(match_id: str) -> str:
-    """The append-only list of a match's moves (JSON)."""
-    return f"{_tag(match_id)}:history"
+def log_key(match_id: str) -> str:
+    """The append-only list of a match's versions (`api.records.log_entry`)."""
+    return f"{_tag(match_id)}:log"
+
+
+def legacy_keys(match_id: str) -> list[str]:
+    """The keys of a match the old format stored: its hash, its history, its list of versions."""
+    return [f"{_tag(match_id)}:{name}" for name in ("match", "history", "versions")]
 
 
 def bot_key(match_id: str) -> str:
     """The hash where the worker reports a thinking bot's progress."""
     return f"{_tag(match_id)}:bot"
-
-
-def versions_key(match_id: str) -> str:
-    """The list of a match's versions (entry n-1 is version n), for history by version."""
-    return f"{_tag(match_id)}:versions"
 
 
 def seen_key(match_id: str) -> str:
@@ -125,8 +143,7 @@ STATUS_INDEXES = {status.value: lobby_key(None, status) for status in LISTED}
 
 def keys_of(match_id: str) -> list[str]:
     """Every long-lived key of a match (they share one expiry)."""
-    return [match_key(match_id), history_key(match_id), bot_key(match_id), versions_key(match_id),
-            seen_key(match_id)]
+    return [match_key(match_id), log_key(match_id), bot_key(match_id), seen_key(match_id)]
 
 
 # --- the store ------------------------------------------------------------------
@@ -141,23 +158,55 @@ class Store:
 
     def load(self, match_id: str, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline | None = None) -> MatchRecord | None:
         """The stored match, or None when it does not exist (or expired)."""
-        raw = (pipe or self.redis).hgetall(match_key(match_id))
-        return MatchRecord.from_redis(raw) if raw else None
+        raw = (pipe or self.redis).get(match_key(match_id))
+        if raw is not None:
+            return MatchRecord.from_stored(match_id, raw)
+        return self._load_legacy(match_id, pipe or self.redis)
 
-    def history(self, match_id: str) -> list[Any]:
-        """Every move of the match, as JSON, in order."""
-        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, -1)]
+    def _load_legacy(self, match_id: str, client: Any) -> MatchRecord | None:
+        """A match the old format stored (None: none), with its versions as log entries."""
+        hash_key, history, versions = legacy_keys(match_id)
+        raw = client.hgetall(hash_key)
+        if not raw:
+            return None
+        record = MatchRecord.from_redis(raw)
+        record.legacy_log = legacy_log([json.loads(item) for item in client.lrange(versions, 0, -1)],
+                                       [json.loads(item) for item in client.lrange(history, 0, -1)])
+        return record
+
+    def timeline(self, record: MatchRecord, last: int | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
+        """The `version_json` of versions 1 to `last` (None: all) of a match, and its history up
+        to `last` (entries of `api.history`), from its log."""
+        if last is not None and last < 1:
+            return [], []
+        stop = -1 if last is None else last - 1
+        if record.legacy_log is not None:
+            entries = record.legacy_log[:None if last is None else last]
+        else:
+            entries = self.redis.lrange(log_key(record.id), 0, stop)
+        return fold_log(entries)
 
     def write(self, pipe: Pipeline, record: MatchRecord, appended: list[Any]) -> None:
-        """Queue (inside MULTI) the writes that store `record` and append moves to its history."""
+        """Queue (inside MULTI) the writes that store `record` and log its new version, which
+        appended `appended` (entries of `api.history`) to the history."""
         mid = record.id
-        pipe.hset(match_key(mid), mapping=record.to_redis())
-        if appended:
-            pipe.rpush(history_key(mid), *[json.dumps(m, separators=(",", ":")) for m in appended])
-        pipe.rpush(versions_key(mid), json.dumps(record.version_json(), separators=(",", ":")))
+        if record.legacy_log is not None:  # moved to the new keys, with every version it had
+            versions, _ = fold_log(record.legacy_log)
+            before = versions[-1] if versions else {}
+            pipe.delete(*legacy_keys(mid))
+            if record.legacy_log:
+                pipe.rpush(log_key(mid), *record.legacy_log)
+        elif record.stored is not None:
+            before = MatchRecord.from_stored(mid, record.stored).version_json()
+        else:
+            before = {}
         ttl = self.ttl_for_status(record.status)
-        for key in keys_of(mid):
+        stored = record.to_stored()
+        pipe.set(match_key(mid), stored, ex=ttl)
+        pipe.rpush(log_key(mid), log_entry(record, appended, before))
+        for key in keys_of(mid)[1:]:
             pipe.expire(key, ttl)
+        record.stored, record.legacy_log = stored, None
 
     def create(self, record: MatchRecord, history: list[Any]) -> None:
         """Store a new match (its id is fresh, so no compare-and-set is needed)."""
@@ -176,7 +225,7 @@ class Store:
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    pipe.watch(match_key(match_id), *watch)
+                    pipe.watch(match_key(match_id), legacy_keys(match_id)[0], *watch)
                     result = change(pipe)
                     if len(pipe):  # writes queued after MULTI (a cluster pipeline has no explicit_transaction)
                         pipe.execute()
@@ -252,9 +301,10 @@ class Store:
     def _load_many(self, ids: list[str]) -> list[MatchRecord | None]:
         with self.redis.pipeline(transaction=False) as pipe:
             for mid in ids:
-                pipe.hgetall(match_key(mid))
+                pipe.get(match_key(mid))
             raws = pipe.execute()
-        return [MatchRecord.from_redis(raw) if raw else None for raw in raws]
+        return [MatchRecord.from_stored(mid, raw) if raw is not None else self.load(mid)
+                for mid, raw in zip(ids, raws, strict=True)]
 
     def _unlist(self, match_id: str) -> None:
         """Forget an expired match in every lobby index it may be in (its game is gone with it)."""
@@ -274,26 +324,6 @@ class Store:
             seconds, micros = (pipe or self.redis).time()
         return seconds + micros / 1e6
 
-    def version_at(self, match_id: str, version: int) -> dict[str, Any] | None:
-        """What `version_json` stored for `version` of a match, or None when there is no such version."""
-        if version < 1:
-            return None
-        raw = self.redis.lindex(versions_key(match_id), version - 1)
-        return json.loads(raw) if raw else None
-
-    def versions(self, match_id: str, first: int, last: int) -> list[dict[str, Any]]:
-        """What `version_json` stored for versions `first` to `last` of a match, in order."""
-        if last < first or last < 1:
-            return []
-        raw = self.redis.lrange(versions_key(match_id), max(first, 1) - 1, last - 1)
-        return [json.loads(item) for item in raw]
-
-    def history_prefix(self, match_id: str, length: int) -> list[Any]:
-        """The first `length` moves of a match's history."""
-        if length <= 0:
-            return []
-        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, length - 1)]
-
     # presence ---------------------------------------------------------------------------
 
     def saw(self, match_id: str, seat: int, when: float, ttl: int) -> None:
@@ -306,7 +336,7 @@ class Store:
     def delete(self, match_id: str) -> None:
         """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.delete(*keys_of(match_id))
+            pipe.delete(*keys_of(match_id), *legacy_keys(match_id))
             pipe.execute()
         self._unlist(match_id)
 
@@ -327,11 +357,8 @@ class Store:
         ids = [text(raw) for raw in self.redis.zrange(key, 0, -1)]
         if not ids:
             return []
-        with self.redis.pipeline(transaction=False) as pipe:
-            for mid in ids:
-                pipe.hget(match_key(mid), "status")
-            statuses = pipe.execute()
-        waiting = [mid for mid, status in zip(ids, statuses, strict=True) if status == b"waiting"]
+        waiting = [mid for mid, record in zip(ids, self._load_many(ids), strict=True)
+                   if record is not None and record.status == MatchStatus.WAITING]
         if len(waiting) < len(ids):
             self.redis.zrem(key, *(set(ids) - set(waiting)))
         return waiting
