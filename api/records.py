@@ -201,23 +201,6 @@ class MatchRecord:
         """Seats nobody holds yet (open or reserved): the match waits while there are some."""
         return [index for index, seat in enumerate(self.seats) if not seat.filled]
 
-    def to_redis(self) -> dict[Any, str]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "version": str(self.version),
-            "status": self.status.value,
-            "seats": json.dumps([seat.to_json() for seat in self.seats]),
-            "options": json.dumps(self.options),
-            "seed": self.seed,
-            "seeded": "1" if self.seeded else "0",
-            "snapshot": json.dumps(self.snapshot, separators=(",", ":")),
-            "history_length": str(self.history_length),
-            "created": repr(self.created),
-            "updated": repr(self.updated),
-            "lifecycle": json.dumps(self.lifecycle_json(), separators=(",", ":")),
-        }
-
     def lifecycle_json(self) -> dict[str, Any]:
         """The lifecycle fields (visibility, clock, resignations, rematch…) as one JSON object."""
         return {
