@@ -139,3 +139,15 @@ def test_a_match_of_the_old_format_reads_the_same_and_moves_over_on_its_next_cha
     assert_versions_as_seen(client, mid, tokens, seen)
     versions, _ = fold_log(redis.lrange(log_key(mid), 0, -1))
     assert [data["version"] for data in versions] == list(range(1, len(versions) + 1))
+
+
+def test_idempotency_records_are_compressed_and_old_plain_ones_still_read(redis: Redis) -> None:
+    store = Store(redis, lambda status: 3600)
+    response = {"fingerprint": "ab" * 32, "body": {"state": {"hand": ["red-1"] * 40}}, "version": 7}
+    with redis.pipeline(transaction=True) as pipe:
+        store.keep_response(pipe, "coven:{m:0}:idem:0:new", response, 60)
+        pipe.execute()
+    assert redis.get("coven:{m:0}:idem:0:new")[:1] != b"{"
+    redis.set("coven:{m:0}:idem:0:old", json.dumps(response))
+    for name in ("new", "old"):
+        assert store.idempotent_response(redis, f"coven:{{m:0}}:idem:0:{name}") == response

@@ -244,7 +244,7 @@ class MatchService:
             )
             if idem is not None:
                 record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
-                pipe.set(idem, json.dumps(record_json), ex=self.config.IDEMPOTENCY_TTL_SECONDS)
+                self.store.keep_response(pipe, idem, record_json, self.config.IDEMPOTENCY_TTL_SECONDS)
             return MoveResult(body, after.record.version), after
 
         watch = (idem,) if idem else ()
