@@ -12,10 +12,10 @@ import pytest
 from api_support import auth, create, play, view
 from redis import Redis
 
-from api.history import Replay
+from api.history import Replay, possible
 from api.records import fold_log
 from api.storage import Store, keys_of, legacy_keys, log_key, match_key
-from engine import get_game
+from engine import all_games, get_game
 
 #: What moves on between a view and the same version shown later: presence, bot activity, and
 #: the seed (revealed once the match is over).
@@ -151,3 +151,20 @@ def test_idempotency_records_are_compressed_and_old_plain_ones_still_read(redis:
     redis.set("coven:{m:0}:idem:0:old", json.dumps(response))
     for name in ("new", "old"):
         assert store.idempotent_response(redis, f"coven:{{m:0}}:idem:0:{name}") == response
+
+
+@pytest.mark.parametrize("game_id", [game.info.id for game in all_games()])
+def test_the_moves_possible_depend_on_the_state_alone(game_id: str) -> None:
+    """The history stores a move as its index among the moves possible where it was made: that list
+    must be the same, in the same order, for a state stepped to and the same state decoded from its
+    snapshot (the move path computes indices on the decoded state, a replay on the stepped one)."""
+    game = get_game(game_id)
+    rng = random.Random(11)
+    for players in (game.info.min_players, game.info.max_players):
+        state = game.new_state(players, game.validate_options({}))
+        while not game.is_terminal(state):
+            player = game.current_player(state)
+            choices = possible(game, state, player)
+            assert possible(game, game.decode(game.encode(state)), player) == choices
+            assert possible(game, state.clone(), player) == choices
+            game.step(state, rng.choice(choices))
