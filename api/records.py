@@ -343,13 +343,20 @@ def fold_log(entries: Iterable[bytes]) -> tuple[list[dict[str, Any]], list[Any]]
     return versions, history
 
 
-def legacy_log(versions: list[dict[str, Any]], history: list[Any]) -> list[bytes]:
-    """The log entries of a match the old format stored: its list of `version_json` and its
-    history (JSON moves, kept as such: `api.history` reads a one-item list as a move's JSON)."""
+def legacy_log(versions: list[dict[str, Any]], history: list[Any], record: MatchRecord) -> list[bytes]:
+    """The log entries of `record` as the old format stored it: its list of `version_json` and its
+    history (JSON moves, kept as such: `api.history` reads a one-item list as a move's JSON).
+
+    Matches begun before that list existed lack its first versions (or all of them): each
+    missing version repeats the first one known (the current record's when none is), the moves
+    made before it all in the first; the old format could not show those versions either."""
+    known = {int(data["version"]): data for data in versions}
+    fallback = known[min(known)] if known else record.version_json()
     entries = []
     before: dict[str, Any] = {}
-    for data in versions:
-        past = {**data}
+    for number in range(1, record.version + 1):
+        past = known.get(number) or {**fallback, "history_length": fallback["history_length"] if number == 1
+                                     else before.get("history_length", 0)}
         moves = [[move] for move in history[before.get("history_length", 0):past["history_length"]]]
         change = {name: value for name, value in past.items()
                   if name not in IMPLIED and (name not in before or before[name] != value)}

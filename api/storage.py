@@ -172,7 +172,7 @@ class Store:
             return None
         record = MatchRecord.from_redis(raw)
         record.legacy_log = legacy_log([json.loads(item) for item in client.lrange(versions, 0, -1)],
-                                       [json.loads(item) for item in client.lrange(history, 0, -1)])
+                                       [json.loads(item) for item in client.lrange(history, 0, -1)], record)
         return record
 
     def timeline(self, record: MatchRecord, last: int | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
