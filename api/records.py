@@ -155,7 +155,7 @@ class SeatRecord:
     def from_json(cls, data: dict[str, Any]) -> SeatRecord:
         """A seat from `to_json` or `to_stored`."""
         takeover = data.get("takeover")
-        return cls(SeatType(data["type"]), data.get("level"), unpacked_hex(data.get("token_hash")), data.get("name"),
+        return cls(SeatType(data["type"]), data.get("level"), _token_hash(data.get("token_hash")), data.get("name"),
                    Takeover(takeover) if takeover else None, bool(data.get("reserved")), data.get("bank"),
                    int(data.get("timeouts", 0)))
 
@@ -302,9 +302,19 @@ def packed_hex(value: str) -> bytes | str:
     return bytes.fromhex(value) if _HEX_DIGEST.fullmatch(value) else value
 
 
-def unpacked_hex(value: bytes | str | None) -> str | None:
+def unpacked_hex(value: bytes | str) -> str:
     """The text `packed_hex` packed."""
     return value.hex() if isinstance(value, bytes) else value
+
+
+def _token_hash(value: bytes | str | None) -> str | None:
+    """A seat's token hash, stored (bytes) or in JSON (text), or None."""
+    return None if value is None else unpacked_hex(value)
+
+
+def binary(value: bytes | str) -> bytes:
+    """A Redis reply as bytes (the connection is binary; the types allow text)."""
+    return value if isinstance(value, bytes) else value.encode()
 
 
 # --- the log: one entry per version --------------------------------------------------------------

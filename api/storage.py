@@ -53,6 +53,7 @@ from api.records import (
     MatchRecord,
     MatchStatus,
     Visibility,
+    binary,
     fold_log,
     legacy_log,
     log_entry,
@@ -161,7 +162,7 @@ class Store:
         """The stored match, or None when it does not exist (or expired)."""
         raw = (pipe or self.redis).get(match_key(match_id))
         if raw is not None:
-            return MatchRecord.from_stored(match_id, raw)
+            return MatchRecord.from_stored(match_id, binary(raw))
         return self._load_legacy(match_id, pipe or self.redis)
 
     def _load_legacy(self, match_id: str, client: Any) -> MatchRecord | None:
@@ -184,7 +185,7 @@ class Store:
         if record.legacy_log is not None:
             entries = record.legacy_log[:None if last is None else last]
         else:
-            entries = self.redis.lrange(log_key(record.id), 0, stop)
+            entries = [binary(raw) for raw in self.redis.lrange(log_key(record.id), 0, stop)]
         return fold_log(entries)
 
     def write(self, pipe: Pipeline, record: MatchRecord, appended: list[Any]) -> None:
@@ -304,7 +305,7 @@ class Store:
             for mid in ids:
                 pipe.get(match_key(mid))
             raws = pipe.execute()
-        return [MatchRecord.from_stored(mid, raw) if raw is not None else self.load(mid)
+        return [MatchRecord.from_stored(mid, binary(raw)) if raw is not None else self.load(mid)
                 for mid, raw in zip(ids, raws, strict=True)]
 
     def _unlist(self, match_id: str) -> None:
@@ -379,6 +380,7 @@ class Store:
         raw = pipe.get(key)
         if not raw:
             return None
+        raw = binary(raw)
         return json.loads(raw if raw[:1] == b"{" else zlib.decompress(raw))
 
     def keep_response(self, pipe: Pipeline, key: str, response: dict[str, Any], ttl: int) -> None:
