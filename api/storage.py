@@ -10,7 +10,7 @@ a cluster slot and one MULTI/EXEC can change them together:
                 moves it appended (chance outcomes included, each as its index among the legal
                 moves or chance outcomes, `api.history`) and the fields of the record that changed
                 (no snapshot, seed nor tokens). An older version's view replays the history up
-                to it with the engine, which is deterministic
+                to it with the engine, which is deterministic. Its length is the version
 - `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
                 recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
