@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 def create_app(config: Config | None = None) -> Flask:
     """A Flask app wired to Redis and the match service; blueprints are imported here."""
     from flask import Flask
-    from flask.json.provider import DefaultJSONProvider
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from api import (
@@ -31,14 +30,14 @@ def create_app(config: Config | None = None) -> Flask:
     )
     from api.connections import match_redis, queue_redis
     from api.errors import register_error_handlers
+    from api.jsonio import OrjsonProvider
     from api.service import MatchService
 
     config = config or Config.from_env()
     logs.configure_logging(config.LOG_LEVEL)
     app = Flask(__name__)
     app.config.update(config.as_flask())
-    if isinstance(app.json, DefaultJSONProvider):
-        app.json.sort_keys = False  # keep schema field order in responses
+    app.json = OrjsonProvider(app)  # keeps schema field order in responses
     if config.TRUSTED_PROXY_HOPS > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.TRUSTED_PROXY_HOPS)  # type: ignore[method-assign]
     service = MatchService(match_redis(config), config, queue_redis(config))

@@ -144,6 +144,18 @@ class Store:
         raw = (pipe or self.redis).hgetall(match_key(match_id))
         return MatchRecord.from_redis(raw) if raw else None
 
+    def load_for_view(self, match_id: str) -> tuple[MatchRecord | None, dict[int, float], dict[str, str]]:
+        """The match, when each seat was last seen and the bot's progress: one round trip (the
+        three keys share the match's slot)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(match_key(match_id))
+            pipe.hgetall(seen_key(match_id))
+            pipe.hgetall(bot_key(match_id))
+            raw, seen, bot = pipe.execute()
+        if not raw:
+            return None, {}, {}
+        return MatchRecord.from_redis(raw), _seen_times(seen), {text(k): text(v) for k, v in bot.items()}
+
     def history(self, match_id: str) -> list[Any]:
         """Every move of the match, as JSON, in order."""
         return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, -1)]
@@ -312,8 +324,7 @@ class Store:
 
     def last_seen(self, match_id: str) -> dict[int, float]:
         """When each seat last acted or polled (seats never seen are absent)."""
-        raw = self.redis.hgetall(seen_key(match_id))
-        return {int(text(seat)): float(text(when)) for seat, when in raw.items()}
+        return _seen_times(self.redis.hgetall(seen_key(match_id)))
 
     def publish(self, match_id: str, message: dict[str, Any]) -> None:
         """Announce a change on the match's channel."""
@@ -407,3 +418,8 @@ class Store:
             match_id, _, version = text(member).rpartition(":")
             turns.append((match_id, int(version)))
         return turns
+
+
+def _seen_times(raw: dict[Any, Any]) -> dict[int, float]:
+    """The `seen` hash decoded: seat → when."""
+    return {int(text(seat)): float(text(when)) for seat, when in raw.items()}

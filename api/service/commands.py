@@ -20,7 +20,7 @@ from redis.client import Pipeline
 from redis.cluster import RedisCluster
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
-from api import metrics, schemas, storage
+from api import metrics, storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.connections import notification_redis
@@ -41,13 +41,16 @@ from api.service.errors import (
     Unauthorized,
     VersionConflict,
 )
-from api.service.model import Caller, Loaded, MoveResult
-from api.service.presentation import match_view
+from api.service.model import Caller, Loaded, MoveResult, Presence
+from api.service.rendering import RenderedViews
 from api.service.tokens import hash_token, new_token, seat_of_token
 from api.storage import Store
 from engine import Game, UnknownGame, get_game, resolve_chance
 from engine.core import Move
 from engine.errors import IllegalMove, InvalidMove, InvalidOptions
+
+#: Presence is shown to the second: a seat seen less than this long ago is not written again.
+PRESENCE_SECONDS = 1.0
 
 
 def fingerprint(data: Any) -> str:
@@ -68,6 +71,8 @@ class MatchService:
         if not isinstance(queues, Redis):
             raise TypeError("RQ needs a single Redis for the bot queues: pass queue_redis")
         self.bots = BotScheduler(queues, self.store, config)
+        #: The version-fixed part of the views this process rendered (bounded).
+        self.views = RenderedViews()
         #: The process's one pub/sub subscription, shared by its waits (connects on first use).
         self.notifications = Notifications(notification_redis(config))
 
@@ -87,14 +92,23 @@ class MatchService:
             raise MatchNotFound(f"no match {match_id!r} (it may have expired)")
         return _decoded(record)
 
+    def look(self, match_id: str) -> Loaded:
+        """The match with its presence and the bot's progress, read in one round trip: all a
+        view shows (MatchNotFound when there is no such match)."""
+        record, seen, bot = self.store.load_for_view(match_id)
+        if record is None:
+            raise MatchNotFound(f"no match {match_id!r} (it may have expired)")
+        loaded = _decoded(record)
+        loaded.presence = Presence(seen, bot)
+        return loaded
+
     def caller(self, match_id: str, token: str | None) -> Caller:
         """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token).
 
         A seat that asks is seen (its `last_seen`)."""
-        loaded = self.load(match_id)
+        loaded = self.look(match_id)
         seat = seat_of_token(loaded.record, token)
-        if seat is not None:
-            self._saw(match_id, seat)
+        loaded.presence = self._saw(match_id, seat, loaded.presence)
         return loaded.seen_by(seat)
 
     # changing ------------------------------------------------------------------------------
@@ -238,9 +252,7 @@ class MatchService:
                 raise TimeRanOut("your time for this move ran out: the takeover bot moves for you",
                                  current_version=record.version)
             after = self._commit(pipe, loaded, move, now)
-            body = schemas.MATCH_VIEW.dump(
-                match_view(self.store, after.seen_by(seat))
-            )
+            body = self.views.body(self.store, after.seen_by(seat))
             if idem is not None:
                 record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
                 pipe.set(idem, json.dumps(record_json), ex=self.config.IDEMPOTENCY_TTL_SECONDS)
@@ -484,7 +496,11 @@ class MatchService:
             seat = loaded.timed_out(self.store.now())
         if seat is None:
             return False
-        return self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record))
+        if not self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record)):
+            return False
+        if loaded.presence is not None:  # the bot's progress read with it is out of date now
+            loaded.presence = Presence(loaded.presence.seen, self.store.bot_progress(record.id))
+        return True
 
     def sweep_bots(self) -> int:
         """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
@@ -567,10 +583,17 @@ class MatchService:
         held.takeover = why
         held.level = held.level or record.takeover_level
 
-    def _saw(self, match_id: str, seat: int | None) -> None:
-        """Note that a seat acted or polled now (presence)."""
-        if seat is not None:
-            self.store.saw(match_id, seat, time.time(), self.config.IDLE_TTL_SECONDS)
+    def _saw(self, match_id: str, seat: int | None, presence: Presence | None = None) -> Presence | None:
+        """Note that a seat acted or polled now; the presence read before (if any) as it stands
+        after. Presence is shown to the second: a seat that `presence` says was seen less than
+        PRESENCE_SECONDS ago is not written again."""
+        if seat is None:
+            return presence
+        now = time.time()
+        if presence is not None and now - presence.seen.get(seat, 0.0) < PRESENCE_SECONDS:
+            return presence
+        self.store.saw(match_id, seat, now, self.config.IDLE_TTL_SECONDS)
+        return None if presence is None else Presence({**presence.seen, seat: now}, presence.bot)
 
     def _after_change(self, loaded: Loaded, moved_by: SeatType | None = None) -> None:
         self.store.after_write(loaded.record)
