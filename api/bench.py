@@ -15,9 +15,10 @@ sockets) then measures, each phase bounded in time:
    endpoint's, `--connections` keep-alive connections, `--seconds` each, taken
    in five alternating turns (bare, view, move, bare, …) so that the three see
    the same load from the rest of the machine. A move needs the mover's legal
-   moves: moves go in rounds, each connection reading its mover's view (not
-   counted) then all posting at once, and the figure is the POSTs over the time
-   the rounds' POSTs took;
+   moves: moves go in rounds, each connection reading the movers' views of its
+   four matches (not counted), then all posting at once, each connection its
+   four moves one after another; the figure is the POSTs over the time the
+   rounds' POSTs took;
 3. bot turns: the time from a person's move to the `hard` bot's answer (a
    long-poll), with 1, 4 and 16 such matches at once, then with one such match
    among 24 bots-only `hard` matches;
@@ -406,43 +407,53 @@ def rate(port: int, connections: int, seconds: float, work: Callable[[Http, rand
 
 
 class MoveRounds:
-    """Move POSTs in rounds: every connection first reads the view of its match's seat to act (not
-    counted), then all post their moves at once; the figure is POSTs over the rounds' POST time."""
+    """Move POSTs in rounds: every connection first reads the views of the seats to act in its
+    `matches` matches (not counted), then all connections post their moves at once, each its
+    `matches` moves one after another; the figure is POSTs over the rounds' POST time. (With one
+    move a connection, a round lasted as long as its slowest POST while the rest of the server
+    idled: the figure measured the barrier more than the moves.)"""
 
-    def __init__(self, port: int, connections: int):
+    def __init__(self, port: int, connections: int, matches: int = 4):
         self.https = [Http(port) for _ in range(connections)]
-        self.duels = [Duel(http) for http in self.https]
+        self.duels = [[Duel(http) for _ in range(matches)] for http in self.https]
         self.rngs = [random.Random(index) for index in range(connections)]
 
-    def run(self, seconds: float) -> tuple[int, float]:
-        """Rounds for `seconds` of POST time: (POSTs answered 200, seconds the rounds' POSTs took)."""
+    def run(self, seconds: float, master: int | None = None) -> tuple[int, float, float]:
+        """Rounds for `seconds` of POST time: (POSTs answered 200, seconds the rounds' POSTs took,
+        CPU seconds the workers of gunicorn `master` used meanwhile)."""
         import gevent
 
-        posted, busy = 0, 0.0
+        posted, busy, cpu = 0, 0.0, 0.0
         while busy < seconds:
             reads = [gevent.spawn(self._read, i) for i in range(len(self.https))]
             gevent.joinall(reads)  # (joinall lists greenlets in the order they finish)
-            started = time.perf_counter()
-            posts = [gevent.spawn(self._post, i, job.value) for i, job in enumerate(reads) if job.value]
+            started, before = time.perf_counter(), cpu_seconds(master) if master else 0.0
+            posts = [gevent.spawn(self._post, i, job.value) for i, job in enumerate(reads)]
             gevent.joinall(posts)
             busy += time.perf_counter() - started
-            posted += sum(bool(job.value) for job in posts)
-        return posted, busy
+            cpu += (cpu_seconds(master) - before) if master else 0.0
+            posted += sum(job.value for job in posts)
+        return posted, busy, cpu
 
     def close(self) -> None:
         for http in self.https:
             http.close()
 
-    def _read(self, index: int) -> dict[str, Any] | None:
-        mine = self.duels[index].mover_view(self.https[index])
-        if self.duels[index].finished:
-            self.duels[index] = Duel(self.https[index])
-            return None
-        return mine
+    def _read(self, index: int) -> list[tuple[int, dict[str, Any]]]:
+        """The views of the seats to act in the connection's matches (a finished one is replaced)."""
+        views = []
+        for slot, duel in enumerate(self.duels[index]):
+            mine = duel.mover_view(self.https[index])
+            if duel.finished:
+                self.duels[index][slot] = Duel(self.https[index])
+            else:
+                views.append((slot, mine))
+        return views
 
-    def _post(self, index: int, mine: dict[str, Any]) -> bool:
-        status, _ = self.duels[index].move(self.https[index], mine, self.rngs[index])
-        return status == 200
+    def _post(self, index: int, views: list[tuple[int, dict[str, Any]]]) -> int:
+        """Post the moves, one after another; how many were answered 200."""
+        http, rng = self.https[index], self.rngs[index]
+        return sum(self.duels[index][slot].move(http, mine, rng)[0] == 200 for slot, mine in views)
 
 
 def phase_throughput(ports: dict[str, Any], connections: int, seconds: float, slices: int = 5) -> dict[str, Any]:
@@ -480,13 +491,15 @@ def phase_throughput(ports: dict[str, Any], connections: int, seconds: float, sl
     for _ in range(slices):
         measured("bare", ports["bare_pid"], ports["bare"], bare, span)
         measured("view", ports["web_pid"], ports["web"], view, span)
-        posted, busy = moves.run(span)
+        posted, busy, cpu = moves.run(span, ports["web_pid"])
         totals["move"]["requests"] += posted
         totals["move"]["seconds"] += busy
+        totals["move"]["cpu"] += cpu
     moves.close()
     bare_rps, view_rps, move_rps = (totals[name]["requests"] / totals[name]["seconds"]
                                     for name in ("bare", "view", "move"))
-    bare_cpu, view_cpu = (totals[name]["cpu"] / max(1, totals[name]["requests"]) for name in ("bare", "view"))
+    bare_cpu, view_cpu, move_cpu = (totals[name]["cpu"] / max(1, totals[name]["requests"])
+                                    for name in ("bare", "view", "move"))
     return {
         "connections": connections,
         "bare_rps": round(bare_rps),
@@ -497,6 +510,8 @@ def phase_throughput(ports: dict[str, Any], connections: int, seconds: float, sl
         "bare_cpu_ms": round(bare_cpu * 1000, 3),
         "view_cpu_ms": round(view_cpu * 1000, 3),
         "view_cpu_ratio": round(bare_cpu / view_cpu, 2) if view_cpu else None,
+        "move_cpu_ms": round(move_cpu * 1000, 3),
+        "move_cpu_ratio": round(bare_cpu / move_cpu, 2) if move_cpu else None,
     }
 
 
@@ -613,8 +628,9 @@ def table(results: dict[str, Any]) -> str:
         ("move POST while they wait", f"p50 {w['move_post']['p50_ms']} ms, p99 {w['move_post']['p99_ms']} ms"),
         ("bare Flask + Redis", f"{t['bare_rps']:,} req/s"),
         ("match view", f"{t['view_rps']:,} req/s ({t['view_ratio']}x bare)"),
-        ("server CPU per request: bare, view", f"{t['bare_cpu_ms']} ms, {t['view_cpu_ms']} ms "
-                                               f"(bare/view {t['view_cpu_ratio']})"),
+        ("server CPU per request: bare, view, move", f"{t['bare_cpu_ms']} ms, {t['view_cpu_ms']} ms, "
+                                                     f"{t['move_cpu_ms']} ms (bare/view {t['view_cpu_ratio']}, "
+                                                     f"bare/move {t['move_cpu_ratio']})"),
         ("move", f"{t['move_rps']:,} req/s ({t['move_ratio']}x bare)"),
     ]
     for key, value in b.items():

@@ -13,10 +13,6 @@ from api.service.presentation import match_view
 from api.service.rendering import RenderedViews
 
 
-def seats_of(created: dict) -> list[int | None]:
-    return [None, *range(len(created["seats"]))]
-
-
 def assert_renders_as_dumped(svc, match_id: str) -> None:
     """Every seat's (and a spectator's) rendered body equals the dump of a freshly built view,
     rendered once (a miss) and again (a hit)."""

@@ -18,6 +18,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from api import schemas
+from api.dumping import compile_dump
 from api.service.model import Caller
 from api.service.presentation import MatchView, bot_activity, clock_view, iso, view_fields
 from api.storage import Store
@@ -34,6 +35,10 @@ class RenderedViews:
     def __init__(self, entries: int = CACHE_ENTRIES):
         self._fixed: LRUCache[Key, dict[str, Any]] = LRUCache(maxsize=entries)
         self._lock = threading.Lock()  # cachetools' caches are not thread-safe (the dev server's threads)
+        #: `schemas.MATCH_VIEW.dump` and its parts, compiled (api/dumping.py).
+        self.dump_view = compile_dump(schemas.MATCH_VIEW)
+        self.dump_bot = compile_dump(schemas.BOT_ACTIVITY)
+        self._dump_clock = compile_dump(schemas.CLOCK_VIEW)
 
     def body(self, store: Store, caller: Caller, now: float | None = None) -> dict[str, Any]:
         """The caller's view as `schemas.MATCH_VIEW` dumps it (its presence read now unless read
@@ -48,10 +53,10 @@ class RenderedViews:
                              for row in fixed["seats"]]
         if record.clock is not None:
             clock = clock_view(record, fixed["to_act"], now)
-            body["clock"] = schemas.CLOCK_VIEW.dump(clock)
+            body["clock"] = self._dump_clock(clock)
         activity = bot_activity(store, caller)
         if activity is not None:
-            body["bot"] = schemas.BOT_ACTIVITY.dump(activity)
+            body["bot"] = self.dump_bot(activity)
         return body
 
     def _fixed_part(self, caller: Caller) -> dict[str, Any]:
@@ -62,7 +67,7 @@ class RenderedViews:
         if fixed is None:
             fields = view_fields(caller, {}, 0.0)
             fields["clock"] = None
-            fixed = schemas.MATCH_VIEW.dump(MatchView(**fields, bot=None))
+            fixed = self.dump_view(MatchView(**fields, bot=None))
             with self._lock:
                 self._fixed[key] = fixed
         return fixed

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from api import jsonio, schemas, storage
+from api import jsonio, storage
 from api.records import ENDED
 from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
@@ -98,7 +98,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             elif bot_moved:
                 activity = bot_activity(service.store, loaded)
                 if activity is not None:
-                    yield sse("bot", schemas.BOT_ACTIVITY.dump(activity))
+                    yield sse("bot", service.views.dump_bot(activity))
             remaining = deadline - time.monotonic()
             if remaining <= 0 or waiter.hung_up():
                 return
@@ -120,7 +120,7 @@ def _views_since(service: MatchService, loaded: Loaded, seat: int | None, sent: 
     """`match` events for every version after `sent` up to the current one, in order."""
     caller = loaded.seen_by(seat)
     for view in replayed_views(service.store, caller, sent):
-        yield sse("match", schemas.MATCH_VIEW.dump(view), view.version)
+        yield sse("match", service.views.dump_view(view), view.version)
     yield sse("match", service.views.body(service.store, caller), loaded.record.version)
 
 
