@@ -270,10 +270,10 @@ class MatchService:
         if loaded.timed_out(now) is not None:
             raise TimeRanOut("your time for this move ran out: the takeover bot moves for you",
                              current_version=record.version)
-        presence = loaded.presence
+        presence, seen_now = loaded.presence, time.time()
+        # a move is presence (queued first: the version's writes then give every key one expiry)
+        self.store.saw(record.id, seat, seen_now, self.config.IDLE_TTL_SECONDS, writes)
         after = self._commit(writes, loaded, move, now)
-        seen_now = time.time()
-        self.store.saw(record.id, seat, seen_now, self.config.IDLE_TTL_SECONDS, writes)  # a move is presence
         if presence is not None:
             after.presence = Presence({**presence.seen, seat: seen_now}, presence.bot)
         body = self.views.body(self.store, after.seen_by(seat))
