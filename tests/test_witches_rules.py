@@ -658,13 +658,13 @@ def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
     """The fast playout's game through the checked path: every transition by `apply`.
 
     It draws from `rng` exactly as `fast.playout` does: an index `bits(32) * k >> 32`
-    into the pile's and each hand's cards (kept as lists in the playout's order),
-    and the trump decision as a random card of the trick (the winner's own: keep).
+    into the pile's cards (a list, in the playout's order) and into the cards of
+    the hand to play (in card order), and the trump decision as a random card of
+    the trick (the winner's own: keep).
     """
     bits = rng.getrandbits
     n = state.n
     pile = cards_of(state.pile)
-    hands = [cards_of(h) for h in state.hands]
     if state.phase == DECIDE:  # a decision left open: keep, or one of the cards just captured
         choices = cards_of(state.won)
         pick = bits(32) * (len(choices) + 1) >> 32
@@ -672,15 +672,14 @@ def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
     while state.phase != OVER:
         if state.phase in (DEAL, DRAW):
             card = pile.pop(bits(32) * len(pile) >> 32)
-            hands[state.turn].append(card)
             move = (Deal if state.phase == DEAL else Draw)(card)
         elif state.phase == REVEAL:
             move = Reveal(pile.pop(bits(32) * len(pile) >> 32))
         elif state.phase == FIRST:
             move = First(bits(32) * n >> 32)
         elif state.phase == PLAY:
-            hand = hands[state.turn]
-            move = Play(hand.pop(bits(32) * len(hand) >> 32))
+            hand = cards_of(state.hands[state.turn])
+            move = Play(hand[bits(32) * len(hand) >> 32])
         else:  # DECIDE after a trick played here
             _, trick, winner = state.tricks[-1]
             pick = trick[bits(32) * n >> 32]

@@ -1,137 +1,163 @@
-"""The search's hot path: a tight random playout.
+"""The search's hot path: a tight random playout, typed for Cython.
 
 `playout` is distributionally the generic loop of `Game.playout` (uniform legal
 moves, uniform chance, a trump decision uniform over keep + each captured card)
-but works on plain lists held in local variables, and writes the final state
-back at the end.
+but keeps hands and captures as bit masks in local variables, and writes the
+final state back at the end. Compiled (setup.py), the `cython.locals`
+declarations make those masks C integers (54 cards fit in 64 bits) and the
+hands and captures C arrays; from source they are Python ints and lists, and
+both draw the same random numbers: a uniform index `bits(32) * k >> 32` into
+the pile's cards (a list, in card order) or a hand's (the index-th card of the
+mask, in card order).
 """
 
 from __future__ import annotations
 
 import random
 
-from engine.witches.cards import BIT, COLOUR, LED_KEYS, cards_of
+import cython
+
+from engine.witches.cards import COLOUR, LED_KEYS, cards_of
 from engine.witches.rules import returns
-from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
+from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, REVEAL, WitchesState
 
-#: SEATS_FROM[n][seat]: the n seats clockwise starting at `seat`
-SEATS_FROM: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(tuple((seat + i) % n for i in range(n)) for seat in range(n)) for n in range(7)
+#: CARD_OF_BIT[(1 << card) % 67] == card: the powers of two below 2**64 differ modulo 67
+CARD_OF_BIT: tuple[int, ...] = tuple(
+    next((card for card in range(64) if (1 << card) % 67 == rest), -1) for rest in range(67)
 )
 
+#: C arrays when compiled, one entry per seat (at most 6); lists of ints from source
+SeatMasks = cython.typedef(cython.ulonglong[6])
+SeatCards = cython.typedef(cython.int[6])
 
-#: FOLLOWERS[n][leader]: the other seats clockwise after `leader`
-FOLLOWERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(seats[1:] for seats in by_seat) for by_seat in SEATS_FROM
+
+@cython.locals(
+    n=cython.int, phase=cython.int, trump=cython.int, turn=cython.int, leader=cython.int,
+    pending=cython.int, winner=cython.int, size=cython.int, count=cython.int, seat=cython.int,
+    card=cython.int, wcard=cython.int, best=cython.int, key=cython.int, i=cython.int,
+    r=cython.ulonglong, one=cython.ulonglong, mask=cython.ulonglong, own=cython.ulonglong,
+    discard=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
+    history=list, hands=SeatMasks, captured=SeatMasks, played=SeatCards, _=cython.int,
 )
-
-
 def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     """Play uniformly random moves and chance to the end, in place; return `returns(s)`."""
     phase = s.phase
     if phase == OVER:
         return returns(s)
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than int(random() * k)
+    one = 1
     n = s.n
-    order = SEATS_FROM[n]
-    after = FOLLOWERS[n]
     pile = cards_of(s.pile)
     pop = pile.pop
-    hands = [cards_of(h) for h in s.hands]
-    captured = s.captured
+    hands = [0, 0, 0, 0, 0, 0]
+    captured = [0, 0, 0, 0, 0, 0]
+    played = [0, 0, 0, 0, 0, 0]  # the current trick, from its leader clockwise
+    for seat in range(n):
+        hands[seat] = s.hands[seat]
+        captured[seat] = s.captured[seat]
     discard = s.discard
     trump = s.trump
     turn = s.turn
     leader = s.leader
-    trick = list(s.trick)
-    led_keys = LED_KEYS[s.increasing]
-    history: list[tuple[int, tuple[int, ...], int]] = []
+    pending = s.pending
+    by_trump = LED_KEYS[s.increasing]
+    history = []
 
     # --- setup chance (W4-W6) and a state caught between tricks (W11, W12) ---
     if phase == DEAL:
-        for _ in range(s.pending):
-            hands[turn].append(pop(bits(32) * len(pile) >> 32))
+        for _ in range(pending):
+            r = bits(32)
+            hands[turn] |= one << pop(r * len(pile) >> 32)
             turn = turn + 1 if turn + 1 < n else 0
         phase = REVEAL
     if phase == REVEAL:
-        trump = pop(bits(32) * len(pile) >> 32)
+        r = bits(32)
+        trump = pop(r * len(pile) >> 32)
         phase = FIRST
     if phase == FIRST:
-        turn = leader = bits(32) * n >> 32
-        phase = PLAY
+        r = bits(32)
+        turn = leader = r * n >> 32
     if phase == DECIDE:
         choices = cards_of(s.won)
-        r = bits(32) * (len(choices) + 1) >> 32
-        if r:
-            new = choices[r - 1]
-            captured[turn] ^= BIT[new]
-            discard |= BIT[trump]
-            trump = new
+        r = bits(32)
+        i = r * (len(choices) + 1) >> 32
+        if i:
+            card = choices[i - 1]
+            captured[turn] ^= one << card
+            discard |= one << trump
+            trump = card
         if len(pile) >= n:
             phase = DRAW
-            s.pending = n
+            pending = n
     if phase == DRAW:
-        for _ in range(s.pending):
-            hands[turn].append(pop(bits(32) * len(pile) >> 32))
+        for _ in range(pending):
+            r = bits(32)
+            hands[turn] |= one << pop(r * len(pile) >> 32)
             turn = turn + 1 if turn + 1 < n else 0
 
     # --- tricks (W7-W13) ---
+    trick = s.trick
+    count = len(trick)  # cards already on the table
+    for i in range(count):
+        played[i] = trick[i]
+    seat = leader + count if leader + count < n else leader + count - n
+    mask = hands[seat]
+    size = 0  # cards in hand of the next seat to play
+    while mask:
+        mask &= mask - 1
+        size += 1
     while True:
-        if trick:  # only when starting mid-trick
-            keys = led_keys[trump][COLOUR[trick[0]]]
-            best = -1
-            for i, card in enumerate(trick):
-                if keys[card] > best:
-                    best = keys[card]
-                    winner = order[leader][i]
-                    wcard = card
-            followers = order[leader][len(trick):]
-            size = len(hands[followers[0]])
-            mask = 0
-            for card in trick:
-                mask |= BIT[card]
-        else:
-            hand = hands[leader]
-            size = len(hand)
-            card = hand.pop(bits(32) * size >> 32)
-            trick = [card]
-            keys = led_keys[trump][COLOUR[card]]
-            best = keys[card]
-            winner = leader
-            wcard = card
-            followers = after[leader]
-            mask = BIT[card]
-        for seat in followers:
-            card = hands[seat].pop(bits(32) * size >> 32)
-            trick.append(card)
-            mask |= BIT[card]
-            if keys[card] > best:
-                best = keys[card]
-                winner = seat
+        while count < n:
+            r = bits(32)
+            mask = hands[seat]
+            for _ in range(r * size >> 32):  # the card of the index-th lowest bit
+                mask &= mask - 1
+            card = CARD_OF_BIT[(mask & (~mask + 1)) % 67]
+            hands[seat] ^= one << card
+            played[count] = card
+            count += 1
+            seat = seat + 1 if seat + 1 < n else 0
+        keys = by_trump[trump][COLOUR[played[0]]]
+        best = -1
+        winner = wcard = 0
+        mask = 0
+        for i in range(n):
+            card = played[i]
+            mask |= one << card
+            key = keys[card]
+            if key > best:
+                best = key
                 wcard = card
-        own = BIT[wcard]
+                winner = leader + i if leader + i < n else leader + i - n
+        own = one << wcard
         captured[winner] |= mask ^ own  # W10
         discard |= own
-        history.append((leader, tuple(trick), winner))
-        leader = winner  # W9
+        history.append((leader, tuple([played[i] for i in range(n)]), winner))
+        leader = seat = winner  # W9
+        count = 0
         if size == 1:  # W13: hands are empty, that was the last trick
             break
+        size -= 1
         # W11: keep (when the pick is the winner's own card) or give up a captured card
-        card = trick[bits(32) * n >> 32]
+        r = bits(32)
+        card = played[r * n >> 32]
         if card != wcard:
-            captured[winner] ^= BIT[card]
-            discard |= BIT[trump]
+            captured[winner] ^= one << card
+            discard |= one << trump
             trump = card
-        trick = []
-        if len(pile) >= n:  # W12
-            for seat in order[winner]:
-                hands[seat].append(pop(bits(32) * len(pile) >> 32))
+        if len(pile) >= n:  # W12: the winner draws first
+            for _ in range(n):
+                r = bits(32)
+                hands[seat] |= one << pop(r * len(pile) >> 32)
+                seat = seat + 1 if seat + 1 < n else 0
+            size += 1
 
     rest = 0
     for card in pile:
-        rest |= BIT[card]
+        rest |= one << card
     s.pile = rest
     s.hands = [0] * n
+    s.captured = [captured[i] for i in range(n)]
     s.discard = discard
     s.trump = trump
     s.turn = s.leader = leader
