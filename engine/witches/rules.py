@@ -9,15 +9,17 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
+import cython
+
 from engine.core import CHANCE, TERMINAL, Outcome, Termination, ranks_for
 from engine.errors import IllegalMove
 from engine.witches.cards import (
     BIT,
+    CHUNK_SCORE,
     COLOUR,
     LED_KEYS,
     NAMES,
     NUM_CARDS,
-    SCORE18,
     cards_of,
     score_of,
 )
@@ -272,20 +274,45 @@ def winners(s: WitchesState) -> list[int]:
 WIN_WEIGHT = 0.9  # returns: 0.9 for a win (shared ties too) + 0.1 × the seat's share of all points
 
 
+@cython.locals(
+    seat=cython.int, p=cython.int, total=cython.int, best=cython.int, ties=cython.int,
+    mask=cython.ulonglong, share=cython.double, win=cython.double, captured=list, points=list,
+    chunks=tuple, out=list,
+)
 def returns(s: WitchesState) -> tuple[float, ...]:
     """Search rewards in [0, 1]: 0.9·win + 0.1·(own points / all points)."""
-    table = SCORE18
-    points = [
-        table[mask & 0x3FFFF] + table[mask >> 18 & 0x3FFFF] + table[mask >> 36] for mask in s.captured
-    ]
-    share = (1.0 - WIN_WEIGHT) / (sum(points) or 1)
-    best = max(points)
-    if points.count(best) == 1:
-        return tuple([WIN_WEIGHT + p * share if p == best else p * share for p in points])
-    won = _winners(points, s.captured)
-    return tuple([
-        WIN_WEIGHT + p * share if seat in won else p * share for seat, p in enumerate(points)
-    ])
+    captured = s.captured
+    chunks = CHUNK_SCORE
+    points = []
+    total = 0
+    best = -1
+    ties = 0
+    for seat in range(len(captured)):
+        mask = captured[seat]
+        p = 0
+        while mask:  # nine cards (one colour) at a time
+            p += chunks[mask & 511]
+            mask >>= 9
+        points.append(p)
+        total += p
+        if p > best:
+            best = p
+            ties = 1
+        elif p == best:
+            ties += 1
+    share = (1.0 - WIN_WEIGHT) / (total or 1)
+    win = WIN_WEIGHT
+    out = []
+    if ties == 1:
+        for seat in range(len(points)):
+            p = points[seat]
+            out.append(win + p * share if p == best else p * share)
+    else:
+        won = _winners(points, captured)
+        for seat in range(len(points)):
+            p = points[seat]
+            out.append(win + p * share if seat in won else p * share)
+    return tuple(out)
 
 
 def _winners(points: list[int], captured: list[int]) -> list[int]:
