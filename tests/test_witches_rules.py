@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine import CHANCE, TERMINAL, IllegalMove, InvalidMove, InvalidOptions, InvalidSnapshot
 from engine.core import Game
-from engine.witches import GAME, Deal, Draw, First, Keep, Play, Reveal, Trump, WitchesState
+from engine.witches import GAME, Deal, Draw, First, Keep, Play, Reveal, Trump, WitchesState, fast
 from engine.witches.cards import (
     ALL_CARDS,
     BIT,
@@ -657,32 +657,32 @@ def test_fast_and_generic_playouts_agree_in_distribution() -> None:
 def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
     """The fast playout's game through the checked path: every transition by `apply`.
 
-    It draws from `rng` exactly as `fast.playout` does: an index `bits(32) * k >> 32`
-    into the pile's cards (a list, in the playout's order) and into the cards of
+    It draws from `rng` exactly as `fast.playout` does: an index `r * k >> 32`, r
+    the next word of `fast.random_words`, into the pile's cards (a list, in the playout's order) and into the cards of
     the hand to play (in card order), and the trump decision as a random card of
     the trick (the winner's own: keep).
     """
-    bits = rng.getrandbits
+    words = iter(fast.random_words(state, rng))
     n = state.n
     pile = cards_of(state.pile)
     if state.phase == DECIDE:  # a decision left open: keep, or one of the cards just captured
         choices = cards_of(state.won)
-        pick = bits(32) * (len(choices) + 1) >> 32
+        pick = next(words) * (len(choices) + 1) >> 32
         state = GAME.apply(state, Trump(choices[pick - 1]) if pick else Keep())
     while state.phase != OVER:
         if state.phase in (DEAL, DRAW):
-            card = pile.pop(bits(32) * len(pile) >> 32)
+            card = pile.pop(next(words) * len(pile) >> 32)
             move = (Deal if state.phase == DEAL else Draw)(card)
         elif state.phase == REVEAL:
-            move = Reveal(pile.pop(bits(32) * len(pile) >> 32))
+            move = Reveal(pile.pop(next(words) * len(pile) >> 32))
         elif state.phase == FIRST:
-            move = First(bits(32) * n >> 32)
+            move = First(next(words) * n >> 32)
         elif state.phase == PLAY:
             hand = cards_of(state.hands[state.turn])
-            move = Play(hand[bits(32) * len(hand) >> 32])
+            move = Play(hand[next(words) * len(hand) >> 32])
         else:  # DECIDE after a trick played here
             _, trick, winner = state.tricks[-1]
-            pick = trick[bits(32) * n >> 32]
+            pick = trick[next(words) * n >> 32]
             own = trick[(winner - state.tricks[-1][0]) % n]
             move = Keep() if pick == own else Trump(pick)
         state = GAME.apply(state, move)

@@ -10,10 +10,12 @@ compiled: bool
 
 # C types: used only inside `locals`, `declare` and `typedef`, or indexed into array types
 int: Any
+uint: Any
 longlong: Any
 ulonglong: Any
 double: Any
 bint: Any
+const: Any
 
 def locals(**types: Any) -> Callable[[_F], _F]: ...
 def typedef(type: Any, name: str | None = None) -> Any: ...

@@ -5,10 +5,10 @@ moves, uniform chance, a trump decision uniform over keep + each captured card)
 but keeps hands and captures as bit masks in local variables, and writes the
 final state back at the end. Compiled (setup.py), the `cython.locals`
 declarations make those masks C integers (54 cards fit in 64 bits) and the
-hands and captures C arrays; from source they are Python ints and lists, and
-both draw the same random numbers: a uniform index `bits(32) * k >> 32` into
-the pile's cards (a list, in card order) or a hand's (the index-th card of the
-mask, in card order).
+hands and captures C arrays; from source they are Python ints and lists. Both
+draw the same random numbers: a uniform index `r * k >> 32`, r the next 32-bit
+word of `random_words`, into the pile's cards (a list, in card order) or a
+hand's (the index-th card of the mask, in card order).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import random
 
 import cython
 
-from engine.witches.cards import COLOUR, LED_KEYS, cards_of
+from engine.witches.cards import COLOUR, HAND_SIZE, LED_KEYS, cards_of
 from engine.witches.rules import returns
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, REVEAL, WitchesState
 
@@ -29,13 +29,30 @@ CARD_OF_BIT: tuple[int, ...] = tuple(
 #: C arrays when compiled, one entry per seat (at most 6); lists of ints from source
 SeatMasks = cython.typedef(cython.ulonglong[6])
 SeatCards = cython.typedef(cython.int[6])
+#: a read-only C view of 32-bit words when compiled; a memoryview from source
+Words = cython.typedef(cython.const[cython.uint][:])
+
+
+def random_words(s: WitchesState, rng: random.Random) -> memoryview:
+    """All the 32-bit random numbers a playout from `s` may use, drawn at once.
+
+    On a little-endian machine word j is what the j-th `rng.getrandbits(32)`
+    would have returned: one call instead of one a draw. Enough for any
+    playout: each pile card is drawn at most once, each card in a hand or in the
+    pile played at most once, one trump pick per trick, and the first leader
+    and a pending trump decision.
+    """
+    pile = s.pile.bit_count()
+    cards = pile + HAND_SIZE * s.n
+    count = pile + cards + cards // s.n + 3
+    return memoryview(rng.getrandbits(32 * count).to_bytes(4 * count, "little")).cast("I")
 
 
 @cython.locals(
     n=cython.int, phase=cython.int, trump=cython.int, turn=cython.int, leader=cython.int,
     pending=cython.int, winner=cython.int, size=cython.int, count=cython.int, seat=cython.int,
     card=cython.int, wcard=cython.int, best=cython.int, key=cython.int, i=cython.int,
-    r=cython.ulonglong, one=cython.ulonglong, mask=cython.ulonglong, own=cython.ulonglong,
+    w=cython.int, r=cython.ulonglong, one=cython.ulonglong, words=Words, mask=cython.ulonglong, own=cython.ulonglong,
     discard=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
     history=list, hands=SeatMasks, captured=SeatMasks, played=SeatCards, _=cython.int,
 )
@@ -44,7 +61,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     phase = s.phase
     if phase == OVER:
         return returns(s)
-    bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than int(random() * k)
+    words = random_words(s, rng)  # `r * k >> 32` for the next word r: a uniform index below k
+    w = 0
     one = 1
     n = s.n
     pile = cards_of(s.pile)
@@ -66,20 +84,24 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     # --- setup chance (W4-W6) and a state caught between tricks (W11, W12) ---
     if phase == DEAL:
         for _ in range(pending):
-            r = bits(32)
+            r = words[w]
+            w += 1
             hands[turn] |= one << pop(r * len(pile) >> 32)
             turn = turn + 1 if turn + 1 < n else 0
         phase = REVEAL
     if phase == REVEAL:
-        r = bits(32)
+        r = words[w]
+        w += 1
         trump = pop(r * len(pile) >> 32)
         phase = FIRST
     if phase == FIRST:
-        r = bits(32)
+        r = words[w]
+        w += 1
         turn = leader = r * n >> 32
     if phase == DECIDE:
         choices = cards_of(s.won)
-        r = bits(32)
+        r = words[w]
+        w += 1
         i = r * (len(choices) + 1) >> 32
         if i:
             card = choices[i - 1]
@@ -91,7 +113,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
             pending = n
     if phase == DRAW:
         for _ in range(pending):
-            r = bits(32)
+            r = words[w]
+            w += 1
             hands[turn] |= one << pop(r * len(pile) >> 32)
             turn = turn + 1 if turn + 1 < n else 0
 
@@ -108,7 +131,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
         size += 1
     while True:
         while count < n:
-            r = bits(32)
+            r = words[w]
+            w += 1
             mask = hands[seat]
             for _ in range(r * size >> 32):  # the card of the index-th lowest bit
                 mask &= mask - 1
@@ -139,7 +163,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
             break
         size -= 1
         # W11: keep (when the pick is the winner's own card) or give up a captured card
-        r = bits(32)
+        r = words[w]
+        w += 1
         card = played[r * n >> 32]
         if card != wcard:
             captured[winner] ^= one << card
@@ -147,7 +172,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
             trump = card
         if len(pile) >= n:  # W12: the winner draws first
             for _ in range(n):
-                r = bits(32)
+                r = words[w]
+                w += 1
                 hands[seat] |= one << pop(r * len(pile) >> 32)
                 seat = seat + 1 if seat + 1 < n else 0
             size += 1
