@@ -66,11 +66,15 @@ class SearchResult(Generic[M]):
 class _Node:
     """Statistics of one move in the tree: who made it, visits, availability, summed reward."""
 
-    # compiled: a C struct, so that the walk reads and writes its fields without the interpreter
-    cython.declare(player=cython.int, visits=cython.longlong, avail=cython.longlong,
-                   reward=cython.double, mean=cython.double, spread=cython.double, children=dict,
-                   visits_here=cython.longlong)
-    __slots__ = ("player", "visits", "avail", "reward", "mean", "spread", "children", "visits_here")
+    # compiled, a C struct: the walk reads and writes its fields without the interpreter
+    player = cython.declare(cython.int, visibility="public")
+    visits = cython.declare(cython.longlong, visibility="public")
+    avail = cython.declare(cython.longlong, visibility="public")
+    reward = cython.declare(cython.double, visibility="public")
+    mean = cython.declare(cython.double, visibility="public")
+    spread = cython.declare(cython.double, visibility="public")
+    children = cython.declare(dict, visibility="public")
+    visits_here = cython.declare(cython.longlong, visibility="public")
 
     def __init__(self, player: int) -> None:
         self.player = player      # seat who made the move leading here (credited with its reward)
@@ -79,7 +83,7 @@ class _Node:
         self.reward = 0.0
         self.mean = 0.0           # reward / visits, kept up to date by backpropagation
         self.spread = 0.0         # exploration / sqrt(visits), likewise: selection only multiplies
-        self.children: dict[Move, _Node] = {}
+        self.children = {}        # move -> _Node
         self.visits_here = 0      # times the search stood at this node to choose a move
 
 
