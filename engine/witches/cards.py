@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import cython
+
 Card = int
 CardSet = int  # bit mask over the 54 cards
 
@@ -60,6 +62,7 @@ CHUNK_SCORE: tuple[int, ...] = tuple(
 )
 
 
+@cython.locals(mask=cython.ulonglong, colour=cython.int, chunk=cython.int, out=list)
 def expand(mask: CardSet, chunks: tuple[tuple[tuple[Any, ...], ...], ...], out: list[Any]) -> list[Any]:
     """Append to `out` the entry of each card in `mask`, read from a [colour][9-bit chunk] table."""
     colour = 0
