@@ -119,7 +119,7 @@ def choose_move(
     c=cython.double, widening=cython.double, value=cython.double, best_value=cython.double,
     reward=cython.double, start=cython.double, now=cython.double, deadline=cython.double,
     next_report=cython.double, root=_Node, node=_Node, child=_Node, best=_Node, path=list,
-    children=dict, log_table=list, inverse_root=list,
+    children=dict, log_table=list, inverse_root=list, r=cython.ulonglong,
 )
 def search(
     game: Game[S, M],
@@ -152,7 +152,7 @@ def search(
     playout = game.playout
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
-    randrange = rng.randrange
+    bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
     widening = WIDENING
     log_table = _LOG_TABLE
     inverse_root = _INVERSE_ROOT
@@ -215,7 +215,11 @@ def search(
             if untried is not None:
                 chosen = heuristic(sample, rng) if heuristic is not None else None
                 if chosen is None or chosen not in untried:
-                    chosen = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    if len(untried) > 1:
+                        r = bits(32)
+                        chosen = untried[r * len(untried) >> 32]
+                    else:
+                        chosen = untried[0]
                 child = new_node(player)
                 child.avail = 1
                 children[chosen] = child

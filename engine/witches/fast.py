@@ -53,7 +53,7 @@ def random_words(s: WitchesState, rng: random.Random) -> memoryview:
     pending=cython.int, winner=cython.int, size=cython.int, count=cython.int, seat=cython.int,
     card=cython.int, wcard=cython.int, best=cython.int, key=cython.int, i=cython.int,
     w=cython.int, r=cython.ulonglong, one=cython.ulonglong, words=Words, mask=cython.ulonglong, own=cython.ulonglong,
-    discard=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
+    discard=cython.ulonglong, rest=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
     history=list, hands=SeatMasks, captured=SeatMasks, played=SeatCards, _=cython.int,
 )
 def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
