@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections.abc import Iterable
 
 import pytest
@@ -700,3 +701,13 @@ def test_fast_playout_is_the_checked_rules_on_every_game(n: int) -> None:
         checked = checked_playout(start.clone(), random.Random(seed))
         assert fast == checked, (n, seed)
         assert returns == GAME.returns(checked)
+
+
+@pytest.mark.skipif(sys.byteorder != "little", reason="the words are read in the machine's byte order")
+def test_random_words_are_the_generators_32_bit_draws() -> None:
+    """The playout's one big draw gives, word by word, what a `getrandbits(32)` a draw would have."""
+    start = GAME.new_state(4)
+    words = fast.random_words(start, random.Random(3))
+    rng = random.Random(3)
+    assert list(words) == [rng.getrandbits(32) for _ in range(len(words))]
+    assert len(words) >= 2 * 54  # every card may be drawn and then played

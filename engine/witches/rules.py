@@ -289,10 +289,8 @@ def returns(s: WitchesState) -> tuple[float, ...]:
     ties = 0
     for seat in range(len(captured)):
         mask = captured[seat]
-        p = 0
-        while mask:  # nine cards (one colour) at a time
-            p += chunks[mask & 511]
-            mask >>= 9
+        p = (chunks[mask & 511] + chunks[mask >> 9 & 511] + chunks[mask >> 18 & 511]  # a colour each
+             + chunks[mask >> 27 & 511] + chunks[mask >> 36 & 511] + chunks[mask >> 45 & 511])
         points.append(p)
         total += p
         if p > best:
