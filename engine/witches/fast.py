@@ -28,7 +28,10 @@ CARD_OF_BIT: tuple[int, ...] = tuple(
 
 #: C arrays when compiled, one entry per seat (at most 6); lists of ints from source
 SeatMasks = cython.typedef(cython.ulonglong[6])
-SeatCards = cython.typedef(cython.int[6])
+#: every card played in the playout's tricks, trick by trick (53 at most: all but the first trump)
+Played = cython.typedef(cython.int[54])
+#: a seat per trick (the leader, the winner): 26 tricks at most
+TrickSeats = cython.typedef(cython.int[27])
 #: a read-only C view of 32-bit words when compiled; a memoryview from source
 Words = cython.typedef(cython.const[cython.uint][:])
 
@@ -54,7 +57,8 @@ def random_words(s: WitchesState, rng: random.Random) -> memoryview:
     card=cython.int, wcard=cython.int, best=cython.int, key=cython.int, i=cython.int,
     w=cython.int, r=cython.ulonglong, one=cython.ulonglong, words=Words, mask=cython.ulonglong, own=cython.ulonglong,
     discard=cython.ulonglong, rest=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
-    history=list, hands=SeatMasks, captured=SeatMasks, played=SeatCards, _=cython.int,
+    hands=SeatMasks, captured=SeatMasks, played=Played, base=cython.int, tricks=cython.int,
+    leaders=TrickSeats, winners=TrickSeats, flat=tuple, _=cython.int,
 )
 def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     """Play uniformly random moves and chance to the end, in place; return `returns(s)`."""
@@ -69,7 +73,9 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     pop = pile.pop
     hands = [0, 0, 0, 0, 0, 0]
     captured = [0, 0, 0, 0, 0, 0]
-    played = [0, 0, 0, 0, 0, 0]  # the current trick, from its leader clockwise
+    played = [0] * 54
+    leaders = [0] * 27
+    winners = [0] * 27
     for seat in range(n):
         hands[seat] = s.hands[seat]
         captured[seat] = s.captured[seat]
@@ -79,7 +85,6 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     leader = s.leader
     pending = s.pending
     by_trump = LED_KEYS[s.increasing]
-    history = []
 
     # --- setup chance (W4-W6) and a state caught between tricks (W11, W12) ---
     if phase == DEAL:
@@ -120,9 +125,11 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
 
     # --- tricks (W7-W13) ---
     trick = s.trick
-    count = len(trick)  # cards already on the table
+    count = len(trick)  # cards of the current trick on the table
     for i in range(count):
         played[i] = trick[i]
+    base = 0  # where the current trick starts in `played`
+    tricks = 0
     seat = leader + count if leader + count < n else leader + count - n
     mask = hands[seat]
     size = 0  # cards in hand of the next seat to play
@@ -138,15 +145,15 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
                 mask &= mask - 1
             card = CARD_OF_BIT[(mask & (~mask + 1)) % 67]
             hands[seat] ^= one << card
-            played[count] = card
+            played[base + count] = card
             count += 1
             seat = seat + 1 if seat + 1 < n else 0
-        keys = by_trump[trump][COLOUR[played[0]]]
+        keys = by_trump[trump][COLOUR[played[base]]]
         best = -1
         winner = wcard = 0
         mask = 0
         for i in range(n):
-            card = played[i]
+            card = played[base + i]
             mask |= one << card
             key = keys[card]
             if key > best:
@@ -156,20 +163,23 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
         own = one << wcard
         captured[winner] |= mask ^ own  # W10
         discard |= own
-        history.append((leader, tuple([played[i] for i in range(n)]), winner))
+        leaders[tricks] = leader
+        winners[tricks] = winner
+        tricks += 1
         leader = seat = winner  # W9
-        count = 0
         if size == 1:  # W13: hands are empty, that was the last trick
             break
         size -= 1
         # W11: keep (when the pick is the winner's own card) or give up a captured card
         r = words[w]
         w += 1
-        card = played[r * n >> 32]
+        card = played[base + (r * n >> 32)]
         if card != wcard:
             captured[winner] ^= one << card
             discard |= one << trump
             trump = card
+        base += n
+        count = 0
         if len(pile) >= n:  # W12: the winner draws first
             for _ in range(n):
                 r = words[w]
@@ -191,5 +201,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     s.won = 0
     s.pending = 0
     s.phase = OVER
-    s.tricks = s.tricks + tuple(history)
+    flat = tuple([played[i] for i in range(tricks * n)])
+    s.tricks = s.tricks + tuple([
+        (leaders[i], flat[i * n:i * n + n], winners[i]) for i in range(tricks)
+    ])
     return returns(s)
