@@ -241,7 +241,9 @@ def search(
         done += 1
         if not done & mask:
             now = clock()
-            if now >= deadline:
+            # stop when the next reading, CHECK_EVERY iterations on at the pace so far, would come
+            # after the deadline: a timed search then ends within its cap, not up to a check beyond
+            if now + (now - start) * (mask + 1) / done >= deadline:
                 break
             if now >= next_report and on_progress is not None:
                 on_progress(_progress(root, legal, done, now - start))
