@@ -9,6 +9,7 @@ import cython
 from engine import shapes
 from engine.core import Json, Seat
 from engine.witches.cards import (
+    BIT,
     COLOURS,
     NAMES,
     VALUE,
@@ -84,32 +85,29 @@ def log_entry(s: WitchesState, move: WitchesMove, seat: Seat | None) -> Json:
 
 
 @cython.locals(
-    seat=cython.int, other=cython.int, left=cython.int, i=cython.int, count=cython.int,
-    r=cython.ulonglong, one=cython.ulonglong, unseen=cython.ulonglong, mask=cython.ulonglong,
-    hands=list, cards=list, _=cython.int,
+    seat=cython.int, other=cython.int, left=cython.int, i=cython.int, r=cython.ulonglong,
+    unseen=cython.ulonglong, mask=cython.ulonglong, hands=list, cards=list, _=cython.int,
 )
 def determinize(state: WitchesState, seat: int, rng: random.Random) -> WitchesState:
     """A copy where the cards `seat` has not seen (other hands ∪ pile) are dealt anew, uniformly."""
     s = state.clone()
     hands = s.hands
     unseen = s.pile
-    for other in range(len(hands)):
+    for other, hand in enumerate(hands):
         if other != seat:
-            unseen |= hands[other]
+            unseen |= hand
     cards = cards_of(unseen)
     left = len(cards)
     bits = rng.getrandbits
-    one = 1
-    for other in range(len(hands)):
-        if other == seat or not hands[other]:
+    for other, hand in enumerate(hands):
+        if other == seat or not hand:
             continue
-        count = hands[other].bit_count()
         mask = 0
-        for _ in range(count):
+        for _ in range(hand.bit_count()):
             r = bits(32)
             i = r * left >> 32
             left -= 1
-            mask |= one << cards[i]
+            mask |= BIT[cards[i]]
             cards[i] = cards[left]
         hands[other] = mask
         unseen ^= mask
