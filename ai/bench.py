@@ -70,10 +70,10 @@ def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: 
     for _ in range(playouts):
         playout(clone(), rng)
     playouts_per_s = playouts / (time.perf_counter() - started)
-    determinize = game.determinize
+    determinize = game.determinizer(state, seat)
     started = time.perf_counter()
     for _ in range(playouts):
-        playout(determinize(state, seat, rng), rng)
+        playout(determinize(rng), rng)
     sampled_per_s = playouts / (time.perf_counter() - started)
     row: dict[str, Any] = {
         "legal_moves": len(game.legal_moves(state)),

@@ -200,6 +200,11 @@ class Game(Generic[S, M]):
         """The moves of the seat to act; empty at chance and terminal states."""
         raise NotImplementedError
 
+    def search_moves(self, state: S) -> list[M]:
+        """The moves a search tries: `legal_moves`, or fewer when some are alike for every seat
+        (one of each kind stands for the rest, so the search does not split its visits)."""
+        return self.legal_moves(state)
+
     def step(self, state: S, move: M) -> None:
         """Unchecked, in-place transition: the search's hot path."""
         raise NotImplementedError
@@ -304,6 +309,12 @@ class Game(Generic[S, M]):
     def determinize(self, state: S, seat: Seat, rng: random.Random) -> S:
         """A full state consistent with everything `seat` has seen."""
         raise NotImplementedError
+
+    def determinizer(self, state: S, seat: Seat) -> Callable[[random.Random], S]:
+        """`determinize` for many samples of one (state, seat), as a search takes them: a game may
+        work out once what every sample shares."""
+        determinize = self.determinize
+        return lambda rng: determinize(state, seat, rng)
 
     # serialisation -------------------------------------------------------------
 
