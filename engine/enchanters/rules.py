@@ -474,11 +474,22 @@ def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
         return []
     hand = s.hands[s.turn]
     towers = s.towers
-    moves: list[EnchantersMove] = [
-        Gather(cards, t, decl)
-        for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, towers[0] | towers[1] | towers[2])
-        for t in _targets(towers, cards)
-    ]
+    t0, t1, t2 = towers
+    moves: list[EnchantersMove] = []
+    for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, t0 | t1 | t2):
+        key = (cards, decl)
+        into = _GATHERS.get(key)
+        if into is None:
+            into = _GATHERS[key] = (Gather(cards, 0, decl), Gather(cards, 1, decl), Gather(cards, 2, decl))
+        # Towers left empty by the gathering are equivalent: only the first of them is offered
+        used = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2])
+        empty_offered = False
+        for t, tower in enumerate(towers):
+            if tower & ~used:
+                moves.append(into[t])
+            elif not empty_offered:
+                moves.append(into[t])
+                empty_offered = True
     for trick in cards_of(hand & TRICK_MASK):
         if trick == EXODUS:
             moves.extend(PlayTrick(EXODUS, t) for t in range(NUM_TOWERS) if towers[t])
@@ -488,18 +499,8 @@ def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
     return moves
 
 
-def _targets(towers: list[int], cards: tuple[int, ...]) -> list[int]:
-    """Towers worth offering for a gathering: Towers left empty by it are equivalent, offer the first."""
-    used = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2])
-    out = []
-    empty_offered = False
-    for t in range(NUM_TOWERS):
-        if towers[t] & ~used:
-            out.append(t)
-        elif not empty_offered:
-            out.append(t)
-            empty_offered = True
-    return out
+#: Gather moves by (cards, declarations), into Towers 0-2: made once (legal_moves runs in every search)
+_GATHERS: dict[tuple[tuple[int, int, int], tuple[Declaration, ...]], tuple[Gather, Gather, Gather]] = {}
 
 
 def chance_outcomes(s: EnchantersState) -> list[tuple[EnchantersMove, float]]:
