@@ -126,7 +126,7 @@ def search(
     # local aliases: attribute lookups are the loop's main overhead besides the game itself
     determinize = game.determinizer(state, seat)
     current_player = game.current_player
-    legal_moves = game.search_moves
+    legal_moves = game.legal_moves
     step = game.step
     sample_chance = game.sample_chance
     playout = game.playout

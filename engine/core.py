@@ -200,11 +200,6 @@ class Game(Generic[S, M]):
         """The moves of the seat to act; empty at chance and terminal states."""
         raise NotImplementedError
 
-    def search_moves(self, state: S) -> list[M]:
-        """The moves a search tries: `legal_moves`, or fewer when some are alike for every seat
-        (one of each kind stands for the rest, so the search does not split its visits)."""
-        return self.legal_moves(state)
-
     def step(self, state: S, move: M) -> None:
         """Unchecked, in-place transition: the search's hot path."""
         raise NotImplementedError

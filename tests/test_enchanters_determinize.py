@@ -18,7 +18,6 @@ from test_enchanters_rules import build, card, draw, play, take, trick
 from engine import CHANCE, TERMINAL
 from engine.enchanters import GAME, views
 from engine.enchanters.cards import ALL_CARDS, ELEMENTAL_MASK, INITIAL_PILES, cards_of, mask_of
-from engine.enchanters.moves import Take
 from engine.enchanters.rules import has_artifact, points
 from engine.enchanters.state import ACT, EnchantersState
 from engine.enchanters.views import _fits, card_groups, object_limits
@@ -242,30 +241,3 @@ def test_the_constructive_search_alone_always_finds_a_consistent_deal(monkeypatc
         seen[a, b] += 1
     assert len(seen) > 5  # still a spread of deals, not one answer
 
-
-# --- moves a search tells apart -----------------------------------------------------------------
-
-
-def test_search_moves_offer_one_take_per_deck_the_face_down_cards_came_from():
-    s, old, new = _after_a_reshuffle()
-    assert old >> s.table[0] & 1 and old >> s.table[2] & 1 and new >> s.table[1] & 1
-    offered = [move.spot for move in GAME.search_moves(s)]
-    assert offered == [0, 1] + ([3] if s.table[3] >= 0 else [])  # spots 0 and 2: the first deck's
-    assert views.alike_take(s, Take(2)) == Take(0) and views.alike_take(s, Take(1)) == Take(1)
-    assert views.alike_take(s, Take(3)) == Take(3)
-
-
-def test_search_moves_are_legal_and_the_heuristic_plays_one_of_them():
-    for seed in range(40):
-        rng = random.Random(seed)
-        s = GAME.new_state(2 + seed % 5)
-        while (player := GAME.current_player(s)) != TERMINAL:
-            if player == CHANCE:
-                GAME.step(s, GAME.sample_chance(s, rng))
-                continue
-            offered = GAME.search_moves(s)
-            legal = GAME.legal_moves(s)
-            assert offered and set(offered) <= set(legal)
-            assert len(offered) == len(legal) or s.table[:3].count(-1) < 2
-            assert GAME.heuristic_move(s, rng) in offered
-            GAME.step(s, rng.choice(legal))

@@ -57,10 +57,6 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
     def legal_moves(self, state: EnchantersState) -> list[EnchantersMove]:
         return rules.legal_moves(state)
 
-    def search_moves(self, state: EnchantersState) -> list[EnchantersMove]:
-        """One Take for face-down cards nobody can tell apart (`views.search_moves`)."""
-        return views.search_moves(state)
-
     def check_move(self, state: EnchantersState, move: EnchantersMove) -> None:
         rules.check_move(state, move)
 
@@ -83,9 +79,8 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
         return rules.returns(state)
 
     def heuristic_move(self, state: EnchantersState, rng: random.Random) -> EnchantersMove:
-        """The greedy playout policy's move (`fast.policy_move`), a face-down Take as `search_moves`
-        offers it."""
-        return views.alike_take(state, fast.policy_move(state, rng))
+        """The greedy playout policy's move (`fast.policy_move`)."""
+        return fast.policy_move(state, rng)
 
     def named_policies(self) -> Mapping[str, Callable[[EnchantersState, random.Random], EnchantersMove]]:
         """The greedy player the playouts use (`fast.policy_move`), a baseline on the ladder."""

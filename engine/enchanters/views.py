@@ -33,8 +33,7 @@ from engine.enchanters.cards import (
     cards_of,
     names_of,
 )
-from engine.enchanters.moves import TAKES, EnchantersMove, Take
-from engine.enchanters.rules import legal_moves, next_pile, points
+from engine.enchanters.rules import next_pile, points
 from engine.enchanters.state import (
     ACT,
     DISCARD,
@@ -248,47 +247,6 @@ def card_groups(s: EnchantersState, pool: int) -> list[int]:
     if pool:
         groups.append(pool)  # last dealt from the first deck
     return groups
-
-
-def _deal_of(s: EnchantersState, card: int) -> int:
-    """Which deck `card` was last dealt from: 0 the first, k the k-th reshuffle still relevant."""
-    reshuffled = s.reshuffled
-    for k in range(len(reshuffled), 0, -1):
-        if reshuffled[k - 1] >> card & 1:
-            return k
-    return 0
-
-
-def search_moves(s: EnchantersState) -> list[EnchantersMove]:
-    """The legal moves, with one Take for the face-down cards dealt from the same deck: for every
-    seat they are alike (a hidden card, dealt from the same cards: `card_groups`), so a search
-    that told them apart would only split its visits between equal moves."""
-    if s.phase not in (TAKE1, TAKE2):
-        return legal_moves(s)
-    table = s.table
-    moves: list[EnchantersMove] = []
-    seen = 0  # the decks dealt from, as bits
-    for i in range(FACE_UP_SPOT):
-        if table[i] >= 0:
-            deal = 1 << _deal_of(s, table[i]) if s.reshuffled else 1
-            if not seen & deal:
-                moves.append(TAKES[i])
-                seen |= deal
-    if table[FACE_UP_SPOT] >= 0:
-        moves.append(TAKES[FACE_UP_SPOT])
-    return moves
-
-
-def alike_take(s: EnchantersState, move: EnchantersMove) -> EnchantersMove:
-    """`move`, or for a face-down Take, the Take `search_moves` offers for the same deck."""
-    if not isinstance(move, Take) or move.spot == FACE_UP_SPOT:
-        return move
-    table = s.table
-    deal = _deal_of(s, table[move.spot]) if s.reshuffled else 0
-    for i in range(FACE_UP_SPOT):
-        if table[i] >= 0 and (_deal_of(s, table[i]) if s.reshuffled else 0) == deal:
-            return TAKES[i]
-    return move  # unreachable: spot move[0] itself qualifies
 
 
 _Dealer = Callable[[EnchantersState, random.Random], None]
