@@ -74,10 +74,7 @@ def playout(s: CubeState, rng: random.Random, careful: bool = False) -> tuple[fl
             lid[obj] -= 1
         fell = None
         if OPPOSITE[start] == face:      # half turn: intermediate exposure (C10, C11)
-            if careful:
-                via = _careful_via(cube, start)
-            else:
-                via = HALF_TURN_VIAS[start][randrange(4)]
+            via = _careful_via(cube, start) if careful else HALF_TURN_VIAS[start][randrange(4)]
             fell = _random_fall(cube, HOLES[OPPOSITE[via]], rand)
             if fell is not None and obj >= 0:   # C12: the object goes back to the lid
                 lid[obj] += 1
