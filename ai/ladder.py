@@ -17,13 +17,13 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from ai.arena import Policy, play_match
-from ai.levels import LEVELS
+from ai.levels import LEVELS, Level
 from engine.core import AnyGame, Move, Seat, State
 from engine.registry import all_games, get_game
 
@@ -150,7 +150,7 @@ def participants(game: AnyGame) -> dict[str, Policy]:
     depend on how busy the machine was that ran the ladder.
     """
     players: dict[str, Policy] = {
-        name: replace(level, seconds=0.0) for name, level in LEVELS.items()
+        name: Level(name, level.iterations, 0.0, level.description) for name, level in LEVELS.items()
     }
     for name in game.named_policies():
         players[name] = NamedPolicy(name)

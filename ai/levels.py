@@ -1,7 +1,7 @@
 """Bot levels: named search budgets, from a random mover to a one-second search.
 
 A level caps a search both by iterations and by wall time, whichever comes
-first (`hard` goes past its iteration cap, within its time, when the choice is close); the match descriptor shows the level as JSON so players know what they face.
+first; the match descriptor shows the level as JSON so players know what they face.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ class Level:
     iterations: int
     seconds: float
     description: str
-    extend: int = 1  # a decision still close at the iteration cap may run to this many times it
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""
@@ -34,8 +33,7 @@ _ALL = (
     Level("random", 0, 0.0, "Plays a uniformly random legal move."),
     Level("easy", 100, 0.1, "A quick information-set MCTS: 100 simulations or 0.1 s."),
     Level("medium", 1000, 0.5, "Information-set MCTS: 1,000 simulations or 0.5 s."),
-    Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations (up to 12,000 when "
-          "the choice is close) or 1 s.", extend=4),
+    Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations or 1 s."),
 )
 
 #: Every level by name, weakest first.

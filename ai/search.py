@@ -24,7 +24,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic
 
@@ -37,8 +37,6 @@ EXPLORATION = 0.7
 WIDENING = 1.0
 #: Read the clock once every this many iterations (a power of two).
 CHECK_EVERY = 8
-#: A decision is close when the runner-up root move has at least this share of the leader's visits.
-CLOSE_SHARE = 0.5
 
 
 @dataclass
@@ -99,7 +97,7 @@ def choose_move(
     return search(
         game, state, seat, rng,
         iterations=level.iterations, seconds=level.seconds,
-        on_progress=on_progress, progress_every=progress_every, extend=level.extend,
+        on_progress=on_progress, progress_every=progress_every,
     ).move
 
 
@@ -114,15 +112,11 @@ def search(
     progress_every: float = 0.25,
     exploration: float = EXPLORATION,
     stop_early: bool = True,
-    extend: int = 1,
 ) -> SearchResult[M]:
     """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap).
 
     With `stop_early`, the search also ends once the most visited root move can
     no longer be overtaken within the iteration cap: the choice is already made.
-    With `extend` > 1, a decision still close at the iteration cap (`_is_close`)
-    goes on, up to `extend` times the cap, the time cap still holding: counted in
-    iterations, not seconds, so an untimed search stays reproducible.
     """
     legal = _legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
@@ -154,10 +148,7 @@ def search(
     deadline = start + seconds if seconds > 0 else math.inf
     next_report = start + progress_every if on_progress is not None else math.inf
     done = 0
-    extra = (extend - 1) * max_iterations if extend > 1 and max_iterations < sys.maxsize else 0
-    while done < max_iterations or (extra and _is_close(root_children)):
-        if extra and done >= max_iterations:
-            max_iterations, extra = max_iterations + extra, 0
+    while done < max_iterations:
         sample = determinize(state, seat, rng)
         if sample is state:  # a perfect-information game may hand back its input: never mutate it
             sample = state.clone()
@@ -263,18 +254,6 @@ def _root_log(n: int) -> float:
 
 
 _LOG_TABLE: list[float] = [0.0] + [_root_log(n) for n in range(1, 1 << 15)]
-
-
-def _is_close(children: Iterable[_Node]) -> bool:
-    """Whether the runner-up root move has CLOSE_SHARE of the leader's visits: the choice is not made."""
-    first = second = 0
-    for child in children:
-        visits = child.visits
-        if visits > first:
-            first, second = visits, first
-        elif visits > second:
-            second = visits
-    return second >= CLOSE_SHARE * first
 
 
 def _legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:

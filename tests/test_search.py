@@ -310,30 +310,3 @@ def test_witches_takes_the_trick_that_wins_the_game() -> None:
         result = search(game, state, 0, random.Random(seed), iterations=300, seconds=GENEROUS)
         assert result.move == Play.of("green-4")
         assert result.values[Play.of("green-4")] > result.values[Play.of("orange-1")]
-
-
-# --- time use -----------------------------------------------------------------------
-
-
-def test_a_close_decision_runs_past_the_iteration_cap_reproducibly() -> None:
-    """`extend`: still close at the cap (runner-up with half the leader's visits), the search goes on."""
-    state, seat = list(decision_states(TOY, 2, seed=0))[3]
-    plain = search(TOY, state, seat, random.Random(0), iterations=200)
-    assert plain.iterations <= 200
-    ranked = sorted(plain.visits.values(), reverse=True)
-    assert ranked[1] >= 0.5 * ranked[0]  # close: three moves about even
-    extended = search(TOY, state, seat, random.Random(0), iterations=200, extend=4)
-    assert 200 < extended.iterations <= 800
-    again = search(TOY, state, seat, random.Random(0), iterations=200, extend=4)
-    assert (again.iterations, again.visits, again.move) == (extended.iterations, extended.visits, extended.move)
-
-
-def test_a_clear_decision_stops_at_the_cap_even_with_extend() -> None:
-    state = toy_last_tricks()
-    result = search(TOY, state, 0, random.Random(0), iterations=300, extend=4)
-    assert result.iterations <= 300 and result.move == Play(card_of("4S"))
-
-
-def test_hard_extends_close_decisions_and_the_others_do_not() -> None:
-    assert get_level("hard").extend > 1
-    assert all(level.extend == 1 for name, level in LEVELS.items() if name != "hard")

@@ -111,8 +111,7 @@ def test_bot_beats_openspiel_ismcts(check: OpenSpielCheck) -> None:
     from ai.openspiel import OpenSpielPolicy
 
     level = get_level(check.level)
-    # equal simulations: the time cap is lifted so a loaded machine cannot cut Coven's search
-    # short, and a close decision does not run past the cap (Level.extend stays 1)
+    # equal simulations: the time cap is lifted so a loaded machine cannot cut Coven's search short
     coven = Level(level.name, check.simulations, 0.0, level.description)
     games = int(os.environ.get("STRENGTH_GAMES", check.games))
     result = play_match("witches", coven, OpenSpielPolicy(check.simulations), games,
