@@ -91,7 +91,7 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
         return {"simple": policy.policy_move}
 
     def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
-        """Redeal the cards `seat` has not seen, weighted by the plays each seat made (`views`)."""
+        """Redeal the cards `seat` has not seen: other hands and the pile."""
         return views.determinize(state, seat, rng)
 
     # information -------------------------------------------------------------

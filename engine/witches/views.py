@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import random
-from bisect import bisect
-from itertools import accumulate
 
 from engine import shapes
 from engine.core import Json, Seat
 from engine.witches.cards import (
     BIT,
-    COLOUR,
     COLOURS,
-    HAND_SIZE,
-    LED_KEYS,
     NAMES,
     VALUE,
     WHEEL_SIDES,
@@ -88,13 +82,8 @@ def log_entry(s: WitchesState, move: WitchesMove, seat: Seat | None) -> Json:
     return data
 
 
-def determinize(state: WitchesState, seat: int, rng: random.Random, weighted: bool = True) -> WitchesState:
-    """A copy where the cards `seat` has not seen (other hands ∪ pile) are dealt anew.
-
-    Each other seat's hand is drawn with weights (`play_weights`): a card that
-    seat would likely have played, had it held it, instead of what it did play
-    is less likely in its hand. Without such evidence, or `weighted`, the deal is uniform.
-    """
+def determinize(state: WitchesState, seat: int, rng: random.Random) -> WitchesState:
+    """A copy where the cards `seat` has not seen (other hands ∪ pile) are dealt anew, uniformly."""
     s = state.clone()
     hands = s.hands
     unseen = s.pile
@@ -102,10 +91,6 @@ def determinize(state: WitchesState, seat: int, rng: random.Random, weighted: bo
         if other != seat:
             unseen |= hand
     cards = cards_of(unseen)
-    draws = _cached_draws(state, seat, cards) if weighted else None
-    if draws is not None:
-        _weighted_deal(s, seat, unseen, draws, rng)
-        return s
     left = len(cards)
     bits = rng.getrandbits
     for other, hand in enumerate(hands):
@@ -121,159 +106,6 @@ def determinize(state: WitchesState, seat: int, rng: random.Random, weighted: bo
         unseen ^= mask
     s.pile = unseen
     return s
-
-
-# --- weighting samples by the plays seen ------------------------------------------
-
-#: How sharply the play model prefers better plays: a play worse by 1/PLAY_SHARPNESS
-#: Magic Points than another is e times less likely.
-PLAY_SHARPNESS = 0.4
-
-
-def trump_history(s: WitchesState) -> list[int]:
-    """The trump card during each finished trick and the current one (W5, W11), oldest first.
-
-    A card given up for the trump (W11) was captured in a trick and now lies in the
-    discard pile (or is the trump); the first trump is the one card never played.
-    """
-    played_at: dict[int, int] = {}
-    for index, (leader, cards, winner) in enumerate(s.tricks):
-        own = cards[(winner - leader) % s.n]
-        for card in cards:
-            if card != own:
-                played_at[card] = index
-    was_trump = s.discard | BIT[s.trump]
-    changes = sorted((index, card) for card, index in played_at.items() if was_trump >> card & 1)
-    first = s.trump
-    if changes:
-        played = 0
-        for _, cards, _ in s.tricks:
-            for card in cards:
-                played |= BIT[card]
-        first = next(c for c in cards_of(s.discard | BIT[s.trump]) if not played >> c & 1)
-    history = []
-    trump = first
-    pending = iter(changes)
-    change = next(pending, None)
-    for index in range(len(s.tricks) + 1):
-        history.append(trump)
-        while change is not None and change[0] == index:
-            trump = change[1]
-            change = next(pending, None)
-    return history
-
-
-def play_weights(s: WitchesState, seat: int) -> list[list[float]] | None:
-    """Per other seat and card, how much likelier it holds the card given its plays (None: no evidence).
-
-    The play model: a follower values a winning card at the witches on the table
-    and a losing one at minus its own value (it gives them away), and plays with
-    probability rising exponentially in that value (PLAY_SHARPNESS). A card x held
-    when p was played weighs 2 / (1 + e^(k (g(x) - g(p)))) against the cards neither
-    better nor worse; a card now in hand was held at a trick d draws ago with
-    probability (5/6)^d. Leads are not used: a lead says little without a table.
-    """
-    n = s.n
-    if not s.tricks and not s.trick:
-        return None
-    trumps = trump_history(s)
-    rounds = _draw_rounds(s)
-    records = list(s.tricks)
-    if s.trick:
-        records.append((s.leader, s.trick, -1))
-    weights = [[1.0] * 54 for _ in range(n)]
-    evidence = False
-    increasing = s.increasing
-    exp = math.exp
-    for index, (leader, cards, _) in enumerate(records):
-        trump = trumps[index]
-        keys = LED_KEYS[increasing][trump][COLOUR[cards[0]]]
-        held = HELD_PER_DRAW ** max(0, rounds - index)
-        for i in range(1, len(cards)):
-            other = (leader + i) % n
-            if other == seat:
-                continue
-            table = cards[:i]
-            best = max(keys[c] for c in table)
-            stake = sum(VALUE[c] for c in table)
-            played = cards[i]
-            gain_played = stake if keys[played] > best else -VALUE[played]
-            row = weights[other]
-            for card in range(54):
-                gain = stake if keys[card] > best else -VALUE[card]
-                if gain == gain_played:
-                    continue
-                ratio = 2.0 / (1.0 + exp(PLAY_SHARPNESS * (gain - gain_played)))
-                row[card] *= 1.0 - held + held * ratio
-                evidence = True
-    return weights if evidence else None
-
-
-def _draw_rounds(s: WitchesState) -> int:
-    """How many times everyone has drawn (W12): the pile's shrinking since the deal, per seat."""
-    after_deal = 54 - HAND_SIZE * s.n - 1
-    return (after_deal - s.pile.bit_count()) // s.n
-
-
-#: The chance that a card in a full hand is still there after one more draw (one play of six).
-HELD_PER_DRAW = (HAND_SIZE - 1) / HAND_SIZE
-
-_cache: list[object] = [None, None]
-
-#: Per seat: the unseen cards and their cumulative weights (None for the searching seat).
-_Draws = list[tuple[list[int], list[float]] | None]
-
-
-def _cached_draws(s: WitchesState, seat: int, cards: list[int]) -> _Draws | None:
-    """Per other seat, cumulative weights over the unseen cards: computed once for a search's many samples."""
-    key = (seat, s.hands[seat], s.trump, s.discard, s.tricks, s.trick)
-    if _cache[0] != key:
-        _cache[0] = key
-        weights = play_weights(s, seat)
-        draws: _Draws | None = None
-        if weights is not None:
-            draws = []
-            for other in range(s.n):
-                if other == seat:
-                    draws.append(None)
-                    continue
-                cumulative = list(accumulate(weights[other][card] for card in cards))
-                draws.append((cards, cumulative))
-        _cache[1] = draws
-    return _cache[1]  # type: ignore[return-value]
-
-
-#: Redraws of an already dealt card before the weights are given up for a uniform pick.
-MAX_REDRAWS = 64
-
-
-def _weighted_deal(s: WitchesState, seat: int, unseen: int, draws: _Draws, rng: random.Random) -> None:
-    """Deal the unseen cards to the other hands (sizes kept), each card by its seat's weights; the rest to the pile.
-
-    Drawing by weight and drawing again on a card already dealt is drawing by
-    weight among the cards left.
-    """
-    hands = s.hands
-    rand = rng.random
-    for other, hand in enumerate(hands):
-        if other == seat or not hand:
-            continue
-        cards, cumulative = draws[other]  # type: ignore[misc]
-        total = cumulative[-1]
-        last = len(cards) - 1
-        mask = 0
-        for _ in range(hand.bit_count()):
-            for _ in range(MAX_REDRAWS):
-                bit = BIT[cards[min(bisect(cumulative, rand() * total), last)]]
-                if unseen & bit:
-                    break
-            else:
-                left = cards_of(unseen)
-                bit = BIT[left[int(rand() * len(left))]]
-            unseen ^= bit
-            mask |= bit
-        hands[other] = mask
-    s.pile = unseen
 
 
 # --- private helpers -----------------------------------------------------------
