@@ -40,10 +40,26 @@ def on_starting(server):
         resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, limit), hard))
 
 
+#: Allocations between two youngest-generation collections of the garbage collector (Python's
+#: default: 700). With 2,500 waiting requests a worker holds some 300,000 objects; a full
+#: collection, which Python starts after every ~25% growth of the old generation (requests that
+#: wait long enough to be promoted, then end), paused it for 0.1-0.6 s on this loaded machine.
+#: Collecting less often lets most request objects die young, so full collections are rarer;
+#: the loaded app's own objects are frozen out of them (`gc.freeze`).
+GC_GEN0_THRESHOLD = 50_000
+
+
 def post_worker_init(worker):
-    """On the worker's SIGTERM, first tell its event streams and long-polls to end, then let
+    """Freeze the loaded app out of the garbage collector's work and make it collect less often;
+    on the worker's SIGTERM, first tell its event streams and long-polls to end, then let
     gunicorn wait for the requests in flight as usual."""
+    import gc
+
     from api.drain import DRAIN
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_GEN0_THRESHOLD, *gc.get_threshold()[1:])
 
     graceful_exit = signal.getsignal(signal.SIGTERM)
 
@@ -53,3 +69,4 @@ def post_worker_init(worker):
 
     signal.signal(signal.SIGTERM, on_sigterm)
     signal.siginterrupt(signal.SIGTERM, False)
+

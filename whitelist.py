@@ -52,3 +52,5 @@ _.collect
 # set in a before_request hook, read back with g.get() in the after_request hook
 _.access_started
 _.metrics_started
+# redis-py's command methods call it (api/storage.py WriteRecorder records them)
+_.execute_command

@@ -12,10 +12,14 @@ sockets) then measures, each phase bounded in time:
    are held, `/healthz` and move-POST latencies (moves on those matches, so
    they wake waiters);
 2. throughput: view GETs and move POSTs per second against the bare
-   endpoint's, `--connections` keep-alive connections, `--seconds` each. A move
-   needs the mover's legal moves: moves go in rounds, each connection reading
-   its mover's view (not counted) then all posting at once, and the figure is
-   the POSTs over the time the rounds' POSTs took;
+   endpoint's, `--connections` keep-alive connections, `--seconds` each, taken
+   in five alternating turns (bare, view, move, bare, …) so that the three see
+   the same load from the rest of the machine. A move needs the mover's legal
+   moves: each connection, on its own, reads the movers' views of its four
+   matches (not counted), posts their moves one after another, and again; the
+   figure is the connections over the mean POST latency (what a closed loop of
+   POSTs alone gives, as the bare and view figures are), the reads' load
+   included in that latency;
 3. bot turns: the time from a person's move to the `hard` bot's answer (a
    long-poll), with 1, 4 and 16 such matches at once, then with one such match
    among 24 bots-only `hard` matches;
@@ -403,41 +407,58 @@ def rate(port: int, connections: int, seconds: float, work: Callable[[Http, rand
     return counted[0] / (time.monotonic() - start)
 
 
-def move_rate(port: int, connections: int, seconds: float) -> float:
-    """Move POSTs per second: in rounds, every connection first reads the view of its match's seat
-    to act (not counted), then all post their moves at once; POSTs over the rounds' POST time."""
-    import gevent
+class MoveLoop:
+    """Move POSTs from `connections` keep-alive connections, each on its own: it reads the views
+    of the seats to act in its `matches` matches (not counted), posts their moves one after
+    another, and again. The figure is `connections` over the mean POST latency, as a closed loop
+    of POSTs alone would do (Little's law), read load included in the latency. (Rounds in which
+    every connection waited for the slowest POST of all measured that barrier more than moves:
+    most of a round, one of the two workers idled.)"""
 
-    https = [Http(port) for _ in range(connections)]
-    duels = [Duel(http) for http in https]
-    rngs = [random.Random(index) for index in range(connections)]
-    posted, busy = 0, 0.0
+    def __init__(self, port: int, connections: int, matches: int = 4):
+        self.https = [Http(port) for _ in range(connections)]
+        self.duels = [[Duel(http) for _ in range(matches)] for http in self.https]
+        self.rngs = [random.Random(index) for index in range(connections)]
 
-    def read(index: int) -> dict[str, Any] | None:
-        mine = duels[index].mover_view(https[index])
-        if duels[index].finished:
-            duels[index] = Duel(https[index])
-            return None
-        return mine
+    def run(self, seconds: float) -> tuple[int, float]:
+        """Loop for `seconds`: (POSTs answered 200, seconds they took, summed over connections)."""
+        import gevent
 
-    def post(index: int, mine: dict[str, Any]) -> bool:
-        status, _ = duels[index].move(https[index], mine, rngs[index])
-        return status == 200
+        for http in self.https:  # idle since the last turn: the server may have closed them
+            http.close()
+        deadline = time.monotonic() + seconds
+        totals = [0, 0.0]
 
-    while busy < seconds:
-        reads = [gevent.spawn(read, i) for i in range(connections)]
-        gevent.joinall(reads)  # (joinall lists greenlets in the order they finish)
-        started = time.perf_counter()
-        posts = [gevent.spawn(post, i, job.value) for i, job in enumerate(reads) if job.value]
-        gevent.joinall(posts)
-        busy += time.perf_counter() - started
-        posted += sum(bool(job.value) for job in posts)
-    for http in https:
-        http.close()
-    return posted / busy
+        def loop(index: int) -> None:
+            while time.monotonic() < deadline:
+                for slot, mine in self._read(index):
+                    status, elapsed = self.duels[index][slot].move(self.https[index], mine, self.rngs[index])
+                    if status == 200:
+                        totals[0] += 1
+                        totals[1] += elapsed
+
+        gevent.joinall([gevent.spawn(loop, index) for index in range(len(self.https))])
+        return int(totals[0]), float(totals[1])
+
+    def close(self) -> None:
+        for http in self.https:
+            http.close()
+
+    def _read(self, index: int) -> list[tuple[int, dict[str, Any]]]:
+        """The views of the seats to act in the connection's matches (a finished one is replaced)."""
+        views = []
+        for slot, duel in enumerate(self.duels[index]):
+            mine = duel.mover_view(self.https[index])
+            if duel.finished:
+                self.duels[index][slot] = Duel(self.https[index])
+            else:
+                views.append((slot, mine))
+        return views
 
 
-def phase_throughput(ports: dict[str, Any], connections: int, seconds: float) -> dict[str, Any]:
+def phase_throughput(ports: dict[str, Any], connections: int, seconds: float, slices: int = 5) -> dict[str, Any]:
+    """Bare, view and move requests/s, measured in turns (`slices` turns of `seconds / slices`
+    each), so that all three see the same load from whatever else runs on the machine."""
     setup = Http(ports["web"])
     viewed = [Duel(setup) for _ in range(connections)]
     tokens = [(duel.id, duel.tokens[0]) for duel in viewed]
@@ -451,18 +472,32 @@ def phase_throughput(ports: dict[str, Any], connections: int, seconds: float) ->
         status, _ = http.request("GET", f"/v1/matches/{match_id}", token=token)
         assert status == 200
 
-    def measured(master: int, port: int, work: Callable[[Http, random.Random], None]) -> tuple[float, float]:
-        """(requests/s, server CPU seconds per request) of `work`."""
+    totals = {name: {"requests": 0, "seconds": 0.0, "cpu": 0.0} for name in ("bare", "view", "move")}
+
+    def measured(name: str, master: int, port: int, work: Callable[[Http, random.Random], None],
+                 span: float) -> None:
+        """Add a span of `work`'s requests, time and server CPU to its totals."""
         counts: dict[str, int] = {}
-        before = cpu_seconds(master)
-        rps = rate(port, connections, seconds, work, counts)
-        return rps, (cpu_seconds(master) - before) / max(1, counts["requests"])
+        before, started = cpu_seconds(master), time.monotonic()
+        rate(port, connections, span, work, counts)
+        totals[name]["seconds"] += time.monotonic() - started
+        totals[name]["cpu"] += cpu_seconds(master) - before
+        totals[name]["requests"] += counts["requests"]
 
     rate(ports["bare"], connections, 1.0, bare)  # warm both up
     rate(ports["web"], connections, 1.0, view)
-    bare_rps, bare_cpu = measured(ports["bare_pid"], ports["bare"], bare)
-    view_rps, view_cpu = measured(ports["web_pid"], ports["web"], view)
-    move_rps = move_rate(ports["web"], connections, seconds)
+    moves = MoveLoop(ports["web"], connections)
+    span = seconds / slices
+    for _ in range(slices):
+        measured("bare", ports["bare_pid"], ports["bare"], bare, span)
+        measured("view", ports["web_pid"], ports["web"], view, span)
+        posted, latency = moves.run(span)
+        totals["move"]["requests"] += posted
+        totals["move"]["seconds"] += latency / connections
+    moves.close()
+    bare_rps, view_rps, move_rps = (totals[name]["requests"] / totals[name]["seconds"]
+                                    for name in ("bare", "view", "move"))
+    bare_cpu, view_cpu = (totals[name]["cpu"] / max(1, totals[name]["requests"]) for name in ("bare", "view"))
     return {
         "connections": connections,
         "bare_rps": round(bare_rps),

@@ -185,7 +185,7 @@ def show(match_id: str) -> Response:
         caller = streams.wait(svc, caller, query["after_version"], wait, client_socket())
     else:
         svc.ensure_progress(caller)
-    return _read_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, caller)))
+    return _read_response(svc.views.body(svc.store, caller))
 
 
 @bp.post("/<match_id>/join")
@@ -420,7 +420,7 @@ def resign(match_id: str) -> Response:
     """
     svc = service()
     resigned = svc.resign(svc.caller(match_id, bearer_token()))
-    return _match_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, resigned)))
+    return _match_response(svc.views.body(svc.store, resigned))
 
 
 @bp.post("/<match_id>/leave")
@@ -443,7 +443,7 @@ def leave(match_id: str) -> Response:
     """
     svc = service()
     left = svc.leave(svc.caller(match_id, bearer_token()))
-    return _match_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, left)))
+    return _match_response(svc.views.body(svc.store, left))
 
 
 @bp.delete("/<match_id>")
@@ -465,7 +465,7 @@ def cancel(match_id: str) -> Response:
     """
     svc = service()
     cancelled = svc.cancel(svc.caller(match_id, bearer_token()))
-    return _match_response(schemas.MATCH_VIEW.dump(presentation.match_view(svc.store, cancelled)))
+    return _match_response(svc.views.body(svc.store, cancelled))
 
 
 @bp.post("/<match_id>/rematch")

@@ -35,6 +35,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from api.contract import Reply, operation
+from api.storage import WriteRecorder
 
 METRICS_KEY = "coven:metrics"
 BOT_TURN_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
@@ -51,14 +52,12 @@ bp = Blueprint("metrics", __name__)
 # --- recording shared metrics (any process with a Redis connection) ---------------------
 
 
-def count_move(redis: Redis | RedisCluster, game: str, by: str) -> None:
-    """A move was applied (`by`: human or bot)."""
-    _incr(redis, {f"moves|{game}|{by}": 1})
-
-
-def count_finished(redis: Redis | RedisCluster, game: str) -> None:
-    """A match ended."""
-    _incr(redis, {f"finished|{game}": 1})
+def queue_move(pipe: WriteRecorder, game: str, by: str, finished: bool) -> None:
+    """Count, on `pipe` (with the writes that follow the move), a move applied (`by`: human or
+    bot) and, when it ended the match, a match finished."""
+    pipe.hincrby(METRICS_KEY, f"moves|{game}|{by}", 1)
+    if finished:
+        pipe.hincrby(METRICS_KEY, f"finished|{game}", 1)
 
 
 def count_recovered_turn(redis: Redis | RedisCluster) -> None:

@@ -30,12 +30,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from redis import Redis
 from redis.client import Pipeline
 from redis.cluster import ClusterPipeline, RedisCluster
+from redis.commands.core import DataAccessCommands, PubSubCommands
 from redis.exceptions import WatchError
 
 from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
@@ -129,6 +130,50 @@ def keys_of(match_id: str) -> list[str]:
             seen_key(match_id)]
 
 
+# --- compare-and-set in one round trip ------------------------------------------------
+
+#: The writes of a change run only if the match is still at the version they were computed from
+#: and no guard key exists (an Idempotency-Key's record): KEYS[1] the match hash, KEYS[2..g+1] the
+#: guards, the rest the keys written (declared for Redis Cluster; one slot). ARGV: the version, g,
+#: the number of commands, then each command as its argument count and its arguments.
+COMPARE_AND_SET = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+for i = 2, tonumber(ARGV[2]) + 1 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+local at = 4
+for _ = 1, tonumber(ARGV[3]) do
+  local count = tonumber(ARGV[at])
+  redis.call(unpack(ARGV, at + 1, at + count))
+  at = at + count + 1
+end
+return 1
+"""
+
+
+class WriteRecorder(DataAccessCommands, PubSubCommands):
+    """Stands for a pipeline: keeps the write commands queued on it (with redis-py's own encoding
+    of their arguments), for `Store.compare_and_set` to send in one script, or `Store.send` in
+    one pipeline."""
+
+    _is_async_client: Literal[False] = False
+    _event_dispatcher: Any = None
+
+    def __init__(self) -> None:
+        self.commands: list[tuple[Any, ...]] = []
+
+    def multi(self) -> None:
+        """Nothing to start: the script is the transaction."""
+
+    def execute_command(self, *args: Any, **options: Any) -> WriteRecorder:
+        self.commands.append(args)
+        return self
+
+
+#: Where a change queues its writes: a pipeline after MULTI, or a recorder for a script.
+Writes: TypeAlias = Pipeline | ClusterPipeline | WriteRecorder
+
+
 # --- the store ------------------------------------------------------------------
 
 
@@ -138,17 +183,30 @@ class Store:
     def __init__(self, redis: Redis | RedisCluster, ttl_for_status: Callable[[MatchStatus], int]):
         self.redis = redis
         self.ttl_for_status = ttl_for_status
+        self._compare_and_set = redis.register_script(COMPARE_AND_SET)
 
     def load(self, match_id: str, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline | None = None) -> MatchRecord | None:
         """The stored match, or None when it does not exist (or expired)."""
         raw = (pipe or self.redis).hgetall(match_key(match_id))
         return MatchRecord.from_redis(raw) if raw else None
 
+    def load_for_view(self, match_id: str) -> tuple[MatchRecord | None, dict[int, float], dict[str, str]]:
+        """The match, when each seat was last seen and the bot's progress: one round trip (the
+        three keys share the match's slot)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(match_key(match_id))
+            pipe.hgetall(seen_key(match_id))
+            pipe.hgetall(bot_key(match_id))
+            raw, seen, bot = pipe.execute()
+        if not raw:
+            return None, {}, {}
+        return MatchRecord.from_redis(raw), _seen_times(seen), {text(k): text(v) for k, v in bot.items()}
+
     def history(self, match_id: str) -> list[Any]:
         """Every move of the match, as JSON, in order."""
         return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, -1)]
 
-    def write(self, pipe: Pipeline, record: MatchRecord, appended: list[Any]) -> None:
+    def write(self, pipe: Writes, record: MatchRecord, appended: list[Any]) -> None:
         """Queue (inside MULTI) the writes that store `record` and append moves to its history."""
         mid = record.id
         pipe.hset(match_key(mid), mapping=record.to_redis())
@@ -186,26 +244,71 @@ class Store:
                 except WatchError:
                     continue
 
-    def after_write(self, record: MatchRecord) -> None:
-        """Keep the lobby's indices in step and wake every waiter of the match.
+    def compare_and_set(self, match_id: str, version: int, writes: WriteRecorder,
+                        absent: Sequence[str] = (), then: WriteRecorder | None = None) -> bool:
+        """Run the `writes` recorded for a match atomically, only if it is still at `version` and
+        no key of `absent` exists: one round trip (a Lua script; every key in the match's slot).
+        False when it moved on (or a guard key appeared): nothing was written then.
+
+        `then` holds writes that span slots (the lobby, the due set, metrics, the notification),
+        run once the change is saved: in the same script on a single Redis, in one pipeline
+        right after it on a Cluster (whose scripts stay in one slot)."""
+        cluster = isinstance(self.redis, RedisCluster)
+        commands = writes.commands + (then.commands if then is not None and not cluster else [])
+        keys = [match_key(match_id), *absent]
+        argv: list[Any] = [version, len(absent), len(commands)]
+        for command in commands:
+            if command[0] != "PUBLISH" and command[1] not in keys:
+                keys.append(command[1])
+            argv.extend((len(command), *command))
+        saved = bool(self._compare_and_set(keys=keys, args=argv))
+        if saved and then is not None and cluster:
+            self.send(then)
+        return saved
+
+    def send(self, writes: WriteRecorder) -> None:
+        """Send recorded writes in one pipeline (not a transaction; a Cluster's PUBLISH on its own,
+        which its pipelines refuse)."""
+        cluster = isinstance(self.redis, RedisCluster)
+        published = [command for command in writes.commands if cluster and command[0] == "PUBLISH"]
+        with self.redis.pipeline(transaction=False) as pipe:
+            for command in writes.commands:
+                if not (cluster and command[0] == "PUBLISH"):
+                    pipe.execute_command(*command)
+            pipe.execute()
+        for command in published:
+            self.redis.execute_command(*command)
+
+    def after_write(self, record: MatchRecord, writes: WriteRecorder | None = None) -> None:
+        """Keep the lobby's indices in step and wake every waiter of the match (with `writes` of
+        the caller's in the same round trip).
 
         The indices span matches, so they are written here, after the match's transaction.
         """
-        self.index(record)
-        self.publish(record.id, {"kind": "match", "version": record.version})
+        writes = writes if writes is not None else WriteRecorder()
+        self.queue_after_write(writes, record)
+        self.send(writes)
+
+    def queue_after_write(self, writes: WriteRecorder, record: MatchRecord) -> None:
+        """Queue what follows a saved change of `record`: its lobby indices, its notification."""
+        self._queue_index(writes, record)
+        writes.publish(channel_for(record.id), json.dumps({"kind": "match", "version": record.version}))
 
     def index(self, record: MatchRecord) -> None:
         """List a public `record` in the lobby indices of its game and status; unlist it from the others."""
-        listed = record.status in LISTED and record.visibility == Visibility.PUBLIC
         with self.redis.pipeline(transaction=False) as pipe:
-            for game in (None, record.game):
-                for status in (None, *LISTED):
-                    key = lobby_key(game, status)
-                    if listed and status in (None, record.status):
-                        pipe.zadd(key, {record.id: record.created})
-                    else:
-                        pipe.zrem(key, record.id)
+            self._queue_index(pipe, record)
             pipe.execute()
+
+    def _queue_index(self, pipe: Writes, record: MatchRecord) -> None:
+        listed = record.status in LISTED and record.visibility == Visibility.PUBLIC
+        for game in (None, record.game):
+            for status in (None, *LISTED):
+                key = lobby_key(game, status)
+                if listed and status in (None, record.status):
+                    pipe.zadd(key, {record.id: record.created})
+                else:
+                    pipe.zrem(key, record.id)
 
     def lobby_page(
         self, game: str | None, status: str | None, limit: int, after: tuple[float, str] | None = None,
@@ -296,12 +399,16 @@ class Store:
 
     # presence ---------------------------------------------------------------------------
 
-    def saw(self, match_id: str, seat: int, when: float, ttl: int) -> None:
-        """Note that `seat` acted or polled at `when` (the key lives at most `ttl` more seconds)."""
-        with self.redis.pipeline(transaction=False) as pipe:
+    def saw(self, match_id: str, seat: int, when: float, ttl: int, pipe: Writes | None = None) -> None:
+        """Note that `seat` acted or polled at `when` (the key lives at most `ttl` more seconds);
+        queued on `pipe` when given."""
+        if pipe is not None:
             pipe.hset(seen_key(match_id), str(seat), repr(when))
             pipe.expire(seen_key(match_id), ttl)
-            pipe.execute()
+            return
+        with self.redis.pipeline(transaction=False) as own:
+            self.saw(match_id, seat, when, ttl, own)
+            own.execute()
 
     def delete(self, match_id: str) -> None:
         """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
@@ -312,8 +419,7 @@ class Store:
 
     def last_seen(self, match_id: str) -> dict[int, float]:
         """When each seat last acted or polled (seats never seen are absent)."""
-        raw = self.redis.hgetall(seen_key(match_id))
-        return {int(text(seat)): float(text(when)) for seat, when in raw.items()}
+        return _seen_times(self.redis.hgetall(seen_key(match_id)))
 
     def publish(self, match_id: str, message: dict[str, Any]) -> None:
         """Announce a change on the match's channel."""
@@ -396,9 +502,9 @@ class Store:
         first = self.redis.zrange(DUE_KEY, 0, 0, withscores=True)
         return float(first[0][1]) if first else None
 
-    def unmark_due(self, match_id: str, version: int) -> None:
-        """The bot turn at `version` needs no more looking after."""
-        self.redis.zrem(DUE_KEY, f"{match_id}:{version}")
+    def unmark_due(self, match_id: str, version: int, pipe: Writes | None = None) -> None:
+        """The bot turn at `version` needs no more looking after (queued on `pipe` when given)."""
+        (pipe if pipe is not None else self.redis).zrem(DUE_KEY, f"{match_id}:{version}")
 
     def due_turns(self, now: float, limit: int) -> list[tuple[str, int]]:
         """(match, version) of at most `limit` bot turns due by `now`, the most overdue first."""
@@ -407,3 +513,8 @@ class Store:
             match_id, _, version = text(member).rpartition(":")
             turns.append((match_id, int(version)))
         return turns
+
+
+def _seen_times(raw: dict[Any, Any]) -> dict[int, float]:
+    """The `seen` hash decoded: seat → when."""
+    return {int(text(seat)): float(text(when)) for seat, when in raw.items()}

@@ -157,3 +157,32 @@ def test_cors_wildcard_is_not_a_reflection(app_with) -> None:
     assert "Access-Control-Allow-Credentials" not in read.headers
     exposed = read.headers["Access-Control-Expose-Headers"]
     assert "RateLimit" in exposed and "X-Request-ID" in exposed and "ETag" in exposed
+
+
+def test_cors_answers_are_remembered_per_origin_exactly(app_with) -> None:
+    """The headers remembered per Origin (api/__init__.py) are flask-cors's own, for each origin:
+    a second request from an origin gets what the first got, another origin its own answer."""
+    import flask_cors
+
+    client = app_with(CORS_ORIGINS=("https://cards.example", "https://dice.example")).test_client()
+
+    def cors_headers(origin: str | None) -> list[tuple[str, str]]:
+        headers = {"Origin": origin} if origin else {}
+        response = client.get("/v1/games", headers=headers)
+        return sorted((k, v) for k, v in response.headers if k.startswith("Access-Control") or k == "Vary")
+
+    first = {origin: cors_headers(origin) for origin in ("https://cards.example", "https://dice.example",
+                                                          "https://evil.example", None)}
+    assert ("Access-Control-Allow-Origin", "https://cards.example") in first["https://cards.example"]
+    assert ("Access-Control-Allow-Origin", "https://dice.example") in first["https://dice.example"]
+    assert not any(k == "Access-Control-Allow-Origin" for k, _ in first["https://evil.example"])
+    for origin, headers in first.items():
+        assert cors_headers(origin) == headers
+    # and they are what flask-cors itself answers
+    bare = app_with(CORS_ORIGINS=()).test_client().application
+    flask_cors.CORS(bare, origins=["https://cards.example", "https://dice.example"], vary_header=True,
+                    expose_headers=["ETag", "Location", "Idempotent-Replayed", "Link", "Retry-After",
+                                    "RateLimit", "RateLimit-Policy", "X-Request-ID"])
+    plain = bare.test_client().get("/v1/games", headers={"Origin": "https://cards.example"})
+    assert sorted((k, v) for k, v in plain.headers
+                  if k.startswith("Access-Control") or k == "Vary") == first["https://cards.example"]

@@ -152,3 +152,19 @@ def test_metrics_add_up_every_gunicorn_worker(redis_url) -> None:
             key = ("coven_http_requests_total",
                    (("method", "GET"), ("route", "/v1/games/<game_id>"), ("status", "200")))
             assert samples[key] == 40
+
+
+def test_access_lines_are_written_as_the_generic_formatter_writes_them() -> None:
+    """The formatter's short cut for access lines (api/logs.py) writes what python-json-logger's
+    own orjson formatter writes."""
+    from pythonjsonlogger.orjson import OrjsonFormatter
+
+    from api.logs import JsonLines, access_log
+
+    style = dict(fmt="{levelname}{name}{message}", style="{", rename_fields={"levelname": "level", "name": "logger"},
+                 timestamp="time")
+    record = access_log.makeRecord(access_log.name, logging.INFO, __file__, 0, "%s %s %s", ("GET", "/v1/games", 200),
+                                   None, extra={"request_id": "abc", "method": "GET", "route": "/v1/games",
+                                                "path": "/v1/games", "status": 200, "duration_ms": 1.25,
+                                                "client": "127.0.0.1"})
+    assert JsonLines(**style).format(record) == OrjsonFormatter(**style).format(record)

@@ -6,6 +6,7 @@
 - `clocks`       turn clocks: deadlines by Redis time, the cost of a move, each seat's time left
 - `presentation` what callers see (view, view at a version, legal moves, log, listing) as objects
                  the schemas dump
+- `rendering`    a match view as its JSON body, the part a version fixes kept per process (LRU)
 - `streams`      long-poll and the Server-Sent Events stream
 - `analysis`     analysis requests for players (run by `api.analysis_job` on the bot workers)
 - `model`        Loaded (record + game + state) and Caller (plus the caller's seat)

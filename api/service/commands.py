@@ -20,7 +20,7 @@ from redis.client import Pipeline
 from redis.cluster import RedisCluster
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
-from api import metrics, schemas, storage
+from api import metrics, storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.connections import notification_redis
@@ -41,13 +41,16 @@ from api.service.errors import (
     Unauthorized,
     VersionConflict,
 )
-from api.service.model import Caller, Loaded, MoveResult
-from api.service.presentation import match_view
+from api.service.model import Caller, Loaded, MoveResult, Presence
+from api.service.rendering import RenderedViews
 from api.service.tokens import hash_token, new_token, seat_of_token
 from api.storage import Store
 from engine import Game, UnknownGame, get_game, resolve_chance
 from engine.core import Move
 from engine.errors import IllegalMove, InvalidMove, InvalidOptions
+
+#: Presence is shown to the second: a seat seen less than this long ago is not written again.
+PRESENCE_SECONDS = 1.0
 
 
 def fingerprint(data: Any) -> str:
@@ -68,6 +71,8 @@ class MatchService:
         if not isinstance(queues, Redis):
             raise TypeError("RQ needs a single Redis for the bot queues: pass queue_redis")
         self.bots = BotScheduler(queues, self.store, config)
+        #: The version-fixed part of the views this process rendered (bounded).
+        self.views = RenderedViews()
         #: The process's one pub/sub subscription, shared by its waits (connects on first use).
         self.notifications = Notifications(notification_redis(config))
 
@@ -87,14 +92,23 @@ class MatchService:
             raise MatchNotFound(f"no match {match_id!r} (it may have expired)")
         return _decoded(record)
 
+    def look(self, match_id: str) -> Loaded:
+        """The match with its presence and the bot's progress, read in one round trip: all a
+        view shows (MatchNotFound when there is no such match)."""
+        record, seen, bot = self.store.load_for_view(match_id)
+        if record is None:
+            raise MatchNotFound(f"no match {match_id!r} (it may have expired)")
+        loaded = _decoded(record)
+        loaded.presence = Presence(seen, bot)
+        return loaded
+
     def caller(self, match_id: str, token: str | None) -> Caller:
         """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token).
 
         A seat that asks is seen (its `last_seen`)."""
-        loaded = self.load(match_id)
+        loaded = self.look(match_id)
         seat = seat_of_token(loaded.record, token)
-        if seat is not None:
-            self._saw(match_id, seat)
+        loaded.presence = self._saw(match_id, seat, loaded.presence)
         return loaded.seen_by(seat)
 
     # changing ------------------------------------------------------------------------------
@@ -201,61 +215,72 @@ class MatchService:
         version_from_header: bool = False,
         idempotency_key: str | None = None,
     ) -> MoveResult:
-        """Apply the caller's move with compare-and-set; replay the stored response of a retried key."""
+        """Apply the caller's move with compare-and-set; replay the stored response of a retried key.
+
+        The move is decided on the match as the caller read it, and saved by one script that
+        writes only if the match is still at that version (and, with an Idempotency-Key, only if
+        no response is stored under it); when it moved on, the match is read again and the move
+        decided anew. Without a race, on a single Redis: the caller's read and the save, with
+        the lobby, the metrics and the notification in the same script."""
         match_id, seat = caller.record.id, caller.seat
         if seat is None:
             raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
         idem = storage.idempotency_key(match_id, seat, idempotency_key) if idempotency_key else None
         request_digest = fingerprint({"move": move_data, "version": version})
-
-        def change(pipe: Pipeline) -> tuple[MoveResult, Loaded | None]:
+        loaded: Loaded = caller
+        while True:
             if idem is not None:
-                stored = self.store.idempotent_response(pipe, idem)
+                stored = self.store.idempotent_response(self.redis, idem)
                 if stored is not None:
                     if stored["fingerprint"] != request_digest:
-                        raise IdempotencyMismatch(
-                            "this Idempotency-Key was used for a different request"
-                        )
-                    return MoveResult(stored["body"], stored["version"], replayed=True), None
-            loaded = self.load(match_id, pipe)
-            record = loaded.record
-            if record.status != MatchStatus.ACTIVE:
-                raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
-            move = parse_move(loaded.game, move_data)  # malformed: 422 whatever the version
-            if version is not None and version != record.version:
-                error = PreconditionFailed if version_from_header else VersionConflict
-                raise error(
-                    f"the match is at version {record.version}, not {version}",
-                    current_version=record.version,
-                )
-            if loaded.to_act != seat:
-                raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
-            if record.seats[seat].played_by_bot:
-                raise NotYourTurn(f"a bot plays seat {seat} now ({record.seats[seat].takeover})",
-                                  to_act=loaded.to_act)
-            now = self.store.now(pipe)
-            if loaded.timed_out(now) is not None:
-                raise TimeRanOut("your time for this move ran out: the takeover bot moves for you",
-                                 current_version=record.version)
-            after = self._commit(pipe, loaded, move, now)
-            body = schemas.MATCH_VIEW.dump(
-                match_view(self.store, after.seen_by(seat))
-            )
-            if idem is not None:
-                record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
-                pipe.set(idem, json.dumps(record_json), ex=self.config.IDEMPOTENCY_TTL_SECONDS)
-            return MoveResult(body, after.record.version), after
-
-        watch = (idem,) if idem else ()
-        try:
-            result, committed = self.store.transact(match_id, change, *watch)
-        except TimeRanOut:
-            self.ensure_progress(self.load(match_id))
-            raise
-        if committed is not None:
-            self.bots.done(match_id, committed.record.version - 1)  # its clock's deadline, if any
-            self._after_change(committed, moved_by=SeatType.HUMAN)
+                        raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
+                    return MoveResult(stored["body"], stored["version"], replayed=True)
+            base = loaded.record.version
+            writes = storage.WriteRecorder()
+            try:
+                result, after = self._decide_move(writes, loaded, seat, move_data, version, version_from_header,
+                                                  idem, request_digest)
+            except TimeRanOut:
+                self.ensure_progress(self.load(match_id))
+                raise
+            then = self._followups(after, moved_by=SeatType.HUMAN, done=base)  # `done`: its clock's deadline
+            if self.store.compare_and_set(match_id, base, writes, (idem,) if idem else (), then):
+                break
+            loaded = self.look(match_id)  # it moved on meanwhile: decide again on what is there now
+        self._schedule_bot(after)
         return result
+
+    def _decide_move(self, writes: storage.WriteRecorder, loaded: Loaded, seat: int, move_data: Any,
+                     version: int | None, version_from_header: bool, idem: str | None,
+                     request_digest: str) -> tuple[MoveResult, Loaded]:
+        """Check `seat`'s move on `loaded` (which it changes), record the writes of the version it
+        makes on `writes` and render the mover's view of it."""
+        record = loaded.record
+        if record.status != MatchStatus.ACTIVE:
+            raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
+        move = parse_move(loaded.game, move_data)  # malformed: 422 whatever the version
+        if version is not None and version != record.version:
+            error = PreconditionFailed if version_from_header else VersionConflict
+            raise error(f"the match is at version {record.version}, not {version}", current_version=record.version)
+        if loaded.to_act != seat:
+            raise NotYourTurn(f"seat {loaded.to_act} is to act, you hold seat {seat}", to_act=loaded.to_act)
+        if record.seats[seat].played_by_bot:
+            raise NotYourTurn(f"a bot plays seat {seat} now ({record.seats[seat].takeover})", to_act=loaded.to_act)
+        now = self.store.now() if record.clock is not None else time.time()  # Redis's clock when one runs
+        if loaded.timed_out(now) is not None:
+            raise TimeRanOut("your time for this move ran out: the takeover bot moves for you",
+                             current_version=record.version)
+        presence, seen_now = loaded.presence, time.time()
+        # a move is presence (queued first: the version's writes then give every key one expiry)
+        self.store.saw(record.id, seat, seen_now, self.config.IDLE_TTL_SECONDS, writes)
+        after = self._commit(writes, loaded, move, now)
+        if presence is not None:
+            after.presence = Presence({**presence.seen, seat: seen_now}, presence.bot)
+        body = self.views.body(self.store, after.seen_by(seat))
+        if idem is not None:
+            record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
+            writes.set(idem, json.dumps(record_json), ex=self.config.IDEMPOTENCY_TTL_SECONDS)
+        return MoveResult(body, after.record.version), after
 
     # leaving, resigning, cancelling, rematches -----------------------------------------------
 
@@ -466,8 +491,7 @@ class MatchService:
 
         after = self.store.transact(match_id, change)
         if after is not None:
-            self.bots.done(match_id, version)
-            self._after_change(after, moved_by=SeatType.BOT)
+            self._after_change(after, moved_by=SeatType.BOT, done=version)
         return after
 
     def report_bot(self, match_id: str, version: int, fields: dict[str, Any]) -> None:
@@ -484,7 +508,11 @@ class MatchService:
             seat = loaded.timed_out(self.store.now())
         if seat is None:
             return False
-        return self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record))
+        if not self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record)):
+            return False
+        if loaded.presence is not None:  # the bot's progress read with it is out of date now
+            loaded.presence = Presence(loaded.presence.seen, self.store.bot_progress(record.id))
+        return True
 
     def sweep_bots(self) -> int:
         """Look after the bot turns that are due; how many lost or dead ones were re-enqueued.
@@ -511,7 +539,7 @@ class MatchService:
 
     # internals ------------------------------------------------------------------------------
 
-    def _commit(self, pipe: Pipeline, loaded: Loaded, move: Move, now: float, timeout: bool = False) -> Loaded:
+    def _commit(self, pipe: storage.Writes, loaded: Loaded, move: Move, now: float, timeout: bool = False) -> Loaded:
         """Apply `move` and the chance that follows, and queue the writes (starts MULTI).
 
         Keeps the clocks: the mover's time is charged, a timeout counted (three in a row
@@ -544,7 +572,7 @@ class MatchService:
         self._bump(pipe, after, appended)
         return after
 
-    def _bump(self, pipe: Pipeline, loaded: Loaded, appended: list[Any] | None = None) -> None:
+    def _bump(self, pipe: storage.Writes, loaded: Loaded, appended: list[Any] | None = None) -> None:
         """A new version of the match: note the turn it makes due, queue its writes (starts MULTI)."""
         record = loaded.record
         record.version += 1
@@ -567,18 +595,35 @@ class MatchService:
         held.takeover = why
         held.level = held.level or record.takeover_level
 
-    def _saw(self, match_id: str, seat: int | None) -> None:
-        """Note that a seat acted or polled now (presence)."""
-        if seat is not None:
-            self.store.saw(match_id, seat, time.time(), self.config.IDLE_TTL_SECONDS)
+    def _saw(self, match_id: str, seat: int | None, presence: Presence | None = None) -> Presence | None:
+        """Note that a seat acted or polled now; the presence read before (if any) as it stands
+        after. Presence is shown to the second: a seat that `presence` says was seen less than
+        PRESENCE_SECONDS ago is not written again."""
+        if seat is None:
+            return presence
+        now = time.time()
+        if presence is not None and now - presence.seen.get(seat, 0.0) < PRESENCE_SECONDS:
+            return presence
+        self.store.saw(match_id, seat, now, self.config.IDLE_TTL_SECONDS)
+        return None if presence is None else Presence({**presence.seen, seat: now}, presence.bot)
 
-    def _after_change(self, loaded: Loaded, moved_by: SeatType | None = None) -> None:
-        self.store.after_write(loaded.record)
-        if moved_by is not None:
-            metrics.count_move(self.redis, loaded.record.game, moved_by)
-            if loaded.record.status == MatchStatus.FINISHED:
-                metrics.count_finished(self.redis, loaded.record.game)
+    def _after_change(self, loaded: Loaded, moved_by: SeatType | None = None, done: int | None = None) -> None:
+        """After a change is saved: what follows it (one round trip), then the bot's turn if it is one."""
+        self.store.send(self._followups(loaded, moved_by, done))
         self._schedule_bot(loaded)
+
+    def _followups(self, loaded: Loaded, moved_by: SeatType | None = None,
+                   done: int | None = None) -> storage.WriteRecorder:
+        """The writes that follow a saved change: the lobby, the waiters' notification, the move's
+        metrics, and forgetting the due turn at `done` (now over)."""
+        record = loaded.record
+        writes = storage.WriteRecorder()
+        if done is not None:
+            self.store.unmark_due(record.id, done, writes)
+        if moved_by is not None:
+            metrics.queue_move(writes, record.game, moved_by, record.status == MatchStatus.FINISHED)
+        self.store.queue_after_write(writes, record)
+        return writes
 
     def _expect_turn(self, loaded: Loaded) -> None:
         """Before saving a change that makes it a bot's turn, or a clocked human's, put that turn in

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from api.records import MatchRecord, MatchStatus
@@ -11,13 +11,23 @@ from engine import Game
 from engine.core import State
 
 
+@dataclass(frozen=True)
+class Presence:
+    """What a view shows besides the version itself, read in the same round trip as the record:
+    when each seat was last seen, and what the worker last reported of the bot to act."""
+
+    seen: dict[int, float]
+    bot: dict[str, str]
+
+
 @dataclass
 class Loaded:
-    """A match record with its game and decoded state."""
+    """A match record with its game and decoded state (and, when read for a view, its presence)."""
 
     record: MatchRecord
     game: Game
     state: State
+    presence: Presence | None = field(default=None, kw_only=True)
 
     @property
     def to_act(self) -> int | None:
@@ -48,7 +58,7 @@ class Loaded:
 
     def seen_by(self, seat: int | None) -> Caller:
         """This match as `seat` asks for it (None: a spectator)."""
-        return Caller(self.record, self.game, self.state, seat)
+        return Caller(self.record, self.game, self.state, seat, presence=self.presence)
 
 
 @dataclass

@@ -6,7 +6,9 @@ may not see); a spectator is seat None. Seat rows are built here, once.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import re
 import time
 from collections.abc import Iterator
@@ -171,7 +173,13 @@ class MatchList:
 
 def iso(timestamp: float) -> str:
     """An epoch time as ISO 8601 UTC, to the second."""
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _iso_second(math.floor(timestamp))
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_second(second: int) -> str:
+    """`iso` of a whole second (every view writes a few: the same ones, second after second)."""
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def iso_ms(timestamp: float) -> str:
@@ -226,9 +234,11 @@ def fairness_of(record: MatchRecord) -> Fairness:
     return Fairness(commitment(record.seed), record.seed if record.status in ENDED else None)
 
 
-def match_view(store: Store, caller: Caller) -> MatchView:
-    """The match as the caller's seat may see it."""
-    return MatchView(**_view_fields(caller, store.last_seen(caller.record.id), time.time()),
+def match_view(store: Store, caller: Caller, now: float | None = None) -> MatchView:
+    """The match as the caller's seat may see it (its presence read now unless read with it), its
+    clock at `now` (default: now)."""
+    seen = caller.presence.seen if caller.presence is not None else store.last_seen(caller.record.id)
+    return MatchView(**view_fields(caller, seen, time.time() if now is None else now),
                      bot=bot_activity(store, caller))
 
 
@@ -247,7 +257,7 @@ def version_view(store: Store, caller: Caller, version: int) -> VersionView:
     for move in store.history_prefix(past.id, past.history_length):
         game.step(state, game.move_from_json(move))
     then = Caller(past, game, state, caller.seat)
-    fields = _view_fields(then, {}, past.updated)
+    fields = view_fields(then, {}, past.updated)
     finished = caller.record.status == MatchStatus.FINISHED
     fields["fairness"] = fairness_of(caller.record)
     seat_views = [game.view(state, seat) for seat in range(len(past.seats))] if finished else None
@@ -270,10 +280,10 @@ def replayed_views(store: Store, caller: Caller, after_version: int) -> Iterator
         for move in history[played:past.history_length]:
             game.step(state, game.move_from_json(move))
         played = max(played, past.history_length)
-        yield MatchView(**_view_fields(Caller(past, game, state, seat), {}, past.updated), bot=None)
+        yield MatchView(**view_fields(Caller(past, game, state, seat), {}, past.updated), bot=None)
 
 
-def _view_fields(caller: Caller, seen: dict[int, float], now: float) -> dict[str, Any]:
+def view_fields(caller: Caller, seen: dict[int, float], now: float) -> dict[str, Any]:
     """Every field of a view but the bot's activity."""
     record, game, state = caller.record, caller.game, caller.state
     to_act = caller.to_act if record.status not in ENDED else None
@@ -371,7 +381,7 @@ def bot_activity(store: Store, loaded: Loaded) -> BotActivity | None:
         return None
     record = loaded.record
     level = record.seats[seat].bot_level
-    progress = store.bot_progress(record.id)
+    progress = loaded.presence.bot if loaded.presence is not None else store.bot_progress(record.id)
     if progress.get("version") != str(record.version):
         return BotActivity(seat, level)
     if progress.get("status") == BotStatus.FAILED:

@@ -19,16 +19,15 @@ It ends after the ended match's final view, or after SSE_MAX_SECONDS.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from api import schemas, storage
+from api import jsonio, storage
 from api.records import ENDED
 from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
-from api.service.presentation import bot_activity, match_view, replayed_views
+from api.service.presentation import bot_activity, replayed_views
 
 
 def wait(service: MatchService, caller: Caller, after_version: int, timeout: float,
@@ -42,14 +41,14 @@ def wait(service: MatchService, caller: Caller, after_version: int, timeout: flo
     service.ensure_progress(caller)
     deadline = time.monotonic() + timeout
     with service.notifications.listen(storage.channel_for(match_id), client) as waiter:
-        loaded = service.load(match_id)  # a change made before the subscription was confirmed
+        loaded = service.look(match_id)  # a change made before the subscription was confirmed
         while loaded.record.version <= after_version:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or waiter.hung_up() or service.notifications.draining:
                 break
             notes = waiter.wait(until_clock_runs_out(service, loaded, remaining))
             if not notes or any(_passes(note, after_version) for note in notes):
-                loaded = service.load(match_id)
+                loaded = service.look(match_id)
     return loaded.seen_by(caller.seat)
 
 
@@ -68,7 +67,7 @@ def until_clock_runs_out(service: MatchService, loaded: Loaded, at_most: float) 
 def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
     """One Server-Sent Event carrying `data` as compact JSON."""
     head = (f"id: {event_id}\n" if event_id is not None else "") + (f"event: {event}\n" if event else "")
-    return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n"
+    return f"{head}data: {jsonio.dumps(data)}\n\n"
 
 
 def is_over_for(caller: Caller, last_version: int | None) -> bool:
@@ -86,7 +85,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
     deadline = time.monotonic() + config.SSE_MAX_SECONDS
     yield "retry: 2000\n\n"
     with service.notifications.listen(storage.channel_for(match_id), client) as waiter:
-        loaded = service.load(match_id)
+        loaded = service.look(match_id)
         sent = last_version if last_version is not None else loaded.record.version - 1
         bot_moved = False
         while True:
@@ -99,7 +98,7 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             elif bot_moved:
                 activity = bot_activity(service.store, loaded)
                 if activity is not None:
-                    yield sse("bot", schemas.BOT_ACTIVITY.dump(activity))
+                    yield sse("bot", service.views.dump_bot(activity))
             remaining = deadline - time.monotonic()
             if remaining <= 0 or waiter.hung_up():
                 return
@@ -114,15 +113,15 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             if not notes and time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
                 yield ": keep-alive\n\n"
             bot_moved = any(note.get("kind") == "bot" for note in notes)
-            loaded = service.load(match_id)
+            loaded = service.look(match_id)
 
 
 def _views_since(service: MatchService, loaded: Loaded, seat: int | None, sent: int) -> Iterator[str]:
     """`match` events for every version after `sent` up to the current one, in order."""
     caller = loaded.seen_by(seat)
     for view in replayed_views(service.store, caller, sent):
-        yield sse("match", schemas.MATCH_VIEW.dump(view), view.version)
-    yield sse("match", schemas.MATCH_VIEW.dump(match_view(service.store, caller)), loaded.record.version)
+        yield sse("match", service.views.dump_view(view), view.version)
+    yield sse("match", service.views.body(service.store, caller), loaded.record.version)
 
 
 def _passes(note: dict[str, Any], after_version: int) -> bool:
