@@ -9,7 +9,7 @@ from math import isclose
 import pytest
 
 from engine import CHANCE, TERMINAL, IllegalMove, InvalidMove, InvalidOptions, InvalidSnapshot
-from engine.cube import GAME, CubeState
+from engine.cube import GAME, CubeState, fast
 from engine.cube.cards import BLUE, GREEN, HOLES, OPPOSITE, ORANGE, RED, VIOLET, YELLOW, is_adjacent
 from engine.cube.fast import careful_move
 from engine.cube.moves import Choose, Fall, First, Roll, Rolled, Turn
@@ -352,15 +352,19 @@ def test_snapshots_round_trip_and_garbage_is_refused() -> None:
             GAME.decode(garbage)
 
 
-def checked_playout(state: CubeState, rng: random.Random) -> tuple[CubeState, tuple[float, ...]]:
+def checked_playout(state: CubeState, rng: random.Random,
+                    careful: bool = False) -> tuple[CubeState, tuple[float, ...]]:
     """The fast playout's game through the checked path: every transition by `apply`.
 
     It draws from `rng` exactly as `fast.playout` does (a roll draws nothing,
-    a choice draws an index into the legal moves, chance is `sample_chance`).
+    a choice draws an index into the legal moves, or nothing for the careful
+    player's choice, chance is `sample_chance`).
     """
     while (player := GAME.current_player(state)) != TERMINAL:
         if player == CHANCE:
             move = GAME.sample_chance(state, rng)
+        elif careful:
+            move = careful_move(state)
         else:
             moves = GAME.legal_moves(state)
             move = moves[0] if moves == [Roll()] else moves[rng.randrange(len(moves))]
@@ -368,13 +372,14 @@ def checked_playout(state: CubeState, rng: random.Random) -> tuple[CubeState, tu
     return state, GAME.returns(state)
 
 
-def test_fast_playout_is_the_checked_rules_on_every_game() -> None:
+@pytest.mark.parametrize("careful", [False, True], ids=["random", "careful"])
+def test_fast_playout_is_the_checked_rules_on_every_game(careful: bool) -> None:
     """C6–C16 once: the fast playout ends every game exactly where the checked rules end it."""
-    for seed in range(1200):
+    for seed in range(1200 if not careful else 600):
         start = make(n=2 + seed % 4, player=seed % 2)
         fast_state = start.clone()
-        fast_returns = GAME.playout(fast_state, random.Random(seed))
-        checked_state, checked_returns = checked_playout(start, random.Random(seed))
+        fast_returns = fast.playout(fast_state, random.Random(seed), careful=careful)
+        checked_state, checked_returns = checked_playout(start, random.Random(seed), careful)
         assert GAME.encode(fast_state) == GAME.encode(checked_state), seed
         assert fast_returns == checked_returns
         assert GAME.view(fast_state, None)["turn"]["ended_game"]
@@ -388,3 +393,19 @@ def test_calibration_three_careful_players_about_sixteen_turns_six_to_seven_obje
     fallen = sum(sum(map(sum, s.front)) + sum(s.out) for s in games) / len(games)
     assert 14.5 <= turns <= 17.5
     assert 5.0 <= fallen <= 8.0
+
+
+def test_the_search_tries_the_careful_move_first_and_plays_careful_playouts() -> None:
+    """The search's heuristic and playout are the careful player's (issue 15: a bot as good as it)."""
+    rng = random.Random(8)
+    for seed in range(200):
+        state = make(n=2 + seed % 4, player=seed % 2, cube=(seed % 3, 1, seed % 2, 2),
+                     front=[[seed % 2, 0, 0, 0]] + [[0] * 4] * (1 + seed % 4))
+        state = roll(state, ["stars", "wand", "square", "book"][seed % 4])
+        while GAME.current_player(state) == CHANCE:
+            state = GAME.apply(state, GAME.sample_chance(state, rng))
+        if GAME.current_player(state) >= 0:
+            assert GAME.heuristic_move(state, rng) == careful_move(state)
+        ours, theirs = state.clone(), state.clone()
+        assert GAME.playout(ours, random.Random(seed)) == fast.playout(theirs, random.Random(seed), careful=True)
+        assert GAME.encode(ours) == GAME.encode(theirs)

@@ -1,9 +1,10 @@
-"""The search's fast path and a hand policy: a tight random playout, and the careful player.
+"""The search's fast path and a hand policy: a tight playout, and the careful player.
 
 `playout` is distributionally the generic loop of `Game.playout` (uniform legal
-moves, chance sampled object by object) but runs whole turns on local
-variables and writes the turn record (`t_*`) back only at the end. It shares
-the fall probability, the penalty split and the rewards with the rules.
+moves, or with `careful` the careful player's, chance sampled object by object)
+but runs whole turns on local variables and writes the turn record (`t_*`) back
+only at the end. It shares the fall probability, the penalty split and the
+rewards with the rules. The search plays careful playouts (`CubeGame.playout`).
 
 `careful_move` is a simple hand policy, a baseline for calibration and bot
 strength: on stars (C9) a player who is ahead (no more objects in front than
@@ -34,15 +35,15 @@ from engine.cube.state import CHANCE_PHASES, CHOOSE, OVER, ROLL, VIA, CubeState
 # --- playout ------------------------------------------------------------------------
 
 
-def playout(s: CubeState, rng: random.Random) -> tuple[float, ...]:
-    """Uniformly random moves and sampled chance to the end, in place; then `returns`."""
+def playout(s: CubeState, rng: random.Random, careful: bool = False) -> tuple[float, ...]:
+    """Uniformly random (or careful) moves and sampled chance to the end, in place; then `returns`."""
     if s.phase != ROLL:
         # finish the turn in progress through the ordinary path
         while s.phase not in (ROLL, OVER):
             if s.phase in CHANCE_PHASES:
                 step(s, sample_chance(s, rng))
             else:
-                step(s, rng.choice(legal_moves(s)))
+                step(s, careful_move(s) if careful else rng.choice(legal_moves(s)))
         if s.phase == OVER:
             return returns(s)
     lid, cube, front, out = s.lid, s.cube, s.front, s.out
@@ -60,12 +61,20 @@ def playout(s: CubeState, rng: random.Random) -> tuple[float, ...]:
             kinds = [k for k in range(4) if lid[k]]
             if not kinds:
                 break
-            obj = kinds[randrange(len(kinds))]
+            if careful:
+                mine = front[player]
+                ahead = mine[0] + mine[1] + mine[2] + mine[3] <= min(sum(row) for row in front)
+                obj = kinds[0]
+                for k in kinds:
+                    if (lid[k] < lid[obj]) if ahead else (lid[k] > lid[obj]):
+                        obj = k
+            else:
+                obj = kinds[randrange(len(kinds))]
         if obj >= 0:
             lid[obj] -= 1
         fell = None
         if OPPOSITE[start] == face:      # half turn: intermediate exposure (C10, C11)
-            via = HALF_TURN_VIAS[start][randrange(4)]
+            via = _careful_via(cube, start) if careful else HALF_TURN_VIAS[start][randrange(4)]
             fell = _random_fall(cube, HOLES[OPPOSITE[via]], rand)
             if fell is not None and obj >= 0:   # C12: the object goes back to the lid
                 lid[obj] += 1
@@ -82,6 +91,20 @@ def playout(s: CubeState, rng: random.Random) -> tuple[float, ...]:
     s.t_seat, s.t_face, s.t_obj, s.t_start = player, face, -1, up
     s.t_via, s.t_mid, s.t_final = -1, None, None
     return returns(s)
+
+
+def _careful_via(cube: list[int], start: int) -> int:
+    """The careful player's intermediate side from `start`: the first that exposes the fewest objects."""
+    best, least = -1, 99
+    for via in HALF_TURN_VIAS[start]:
+        mask = HOLES[OPPOSITE[via]]
+        exposed = 0
+        for k in range(4):
+            if mask >> k & 1:
+                exposed += cube[k]
+        if exposed < least:
+            best, least = via, exposed
+    return best
 
 
 def _random_fall(cube: list[int], mask: int, rand: Callable[[], float]) -> list[int] | None:

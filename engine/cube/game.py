@@ -77,8 +77,12 @@ class CubeGame(Game[CubeState, CubeMove]):
     # search ------------------------------------------------------------------
 
     def playout(self, state: CubeState, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random play to the end, in place (`fast.playout`)."""
-        return fast.playout(state, rng)
+        """The careful player's choices and sampled chance to the end, in place (`fast.playout`)."""
+        return fast.playout(state, rng, careful=True)
+
+    def heuristic_move(self, state: CubeState, rng: random.Random) -> CubeMove:
+        """The careful player's move (`fast.careful_move`): the search tries it first."""
+        return fast.careful_move(state)
 
     def named_policies(self) -> Mapping[str, Callable[[CubeState, random.Random], CubeMove]]:
         """The careful player (`fast.careful_move`), a baseline on the ladder."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Game, GameInfo, Json, OptionSpec, Outcome, Seat
-from engine.witches import fast, rules, views
+from engine.witches import fast, policy, rules, views
 from engine.witches import state as states
 from engine.witches.cards import WHEEL_SIDES
 from engine.witches.moves import MOVE_SCHEMA, WitchesMove, move_from_json
@@ -83,6 +83,10 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     def playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random play to the end, in place (`fast.playout`)."""
         return fast.playout(state, rng)
+
+    def named_policies(self) -> Mapping[str, Callable[[WitchesState, random.Random], WitchesMove]]:
+        """The simple hand-written player (`policy.policy_move`), a baseline on the ladder."""
+        return {"simple": policy.policy_move}
 
     def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
         """Redeal the cards `seat` has not seen: other hands and the pile."""

@@ -1,0 +1,55 @@
+"""The Witches' Wheel for the bots: the simple hand-written player (W7, W8, W11), a ladder baseline.
+
+Hand-built states and fixed seeds, as in test_witches_rules.py.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.witches import GAME, Keep, Play, Trump
+from engine.witches.cards import BIT, parse_card
+from engine.witches.policy import policy_move
+from engine.witches.state import DECIDE
+from tests.test_witches_rules import build, cards, random_game
+
+# --- the simple player ----------------------------------------------------------------
+
+
+def test_w7_the_simple_player_leads_its_lowest_witch_trumps_last() -> None:
+    s = build(["green-1 red-2 blue-7 violet-9 orange-3 yellow-4", "red-1"], "green-5")
+    assert policy_move(s) == Play.of("red-2")
+
+
+def test_w8_the_simple_player_wins_with_its_weakest_winning_card() -> None:
+    # decreasing, wheel 5 (5 > 4 > 3 > … > 9): red-4 and red-3 beat red-9, red-3 is the weaker
+    s = build(["violet-1", "red-4 red-3 green-2 blue-1"], "green-5", turn=1, leader=0, trick="red-9")
+    assert policy_move(s) == Play.of("red-3")
+
+
+def test_w8_the_simple_player_trumps_only_for_a_rich_trick() -> None:
+    poor = build(["violet-1", "green-2 blue-6 violet-3"], "green-5", turn=1, leader=0, trick="red-1")
+    assert policy_move(poor) == Play.of("violet-3")  # one point on the table: throw the cheapest witch
+    rich = build(["violet-1", "green-2 blue-6 violet-3"], "green-5", turn=1, leader=0, trick="red-8")
+    assert policy_move(rich) == Play.of("green-2")
+
+
+def test_w11_the_simple_player_gives_up_a_cheap_witch_of_its_main_colour() -> None:
+    s = build(["blue-4 blue-6 blue-8 red-9", "red-1 red-2 red-3 red-4"], "green-5", phase=DECIDE,
+              captured=["blue-2 orange-9", ""])
+    s.won = BIT[parse_card("blue-2")] | BIT[parse_card("orange-9")]
+    assert policy_move(s) == Trump.of("blue-2")
+    s.hands[0] = sum(BIT[c] for c in cards("green-4 blue-6 blue-8 red-9"))
+    s.pile ^= BIT[parse_card("blue-4")] | BIT[parse_card("green-4")]
+    assert policy_move(s) == Keep()  # blue is not clearly better than green any more
+
+
+def test_the_simple_player_plays_legal_moves_and_joins_the_ladder() -> None:
+    rng = random.Random(5)
+    for seed in range(4):
+        for state, move in random_game(2 + seed, seed):
+            if move is None or GAME.current_player(state) < 0:
+                continue
+            suggested = policy_move(state)
+            assert suggested in GAME.legal_moves(state)
+            assert GAME.named_policies()["simple"](state, rng) == suggested
