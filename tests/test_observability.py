@@ -206,3 +206,15 @@ def test_access_line_written_directly_is_the_formatters_line(app) -> None:
     assert list(line) == list(expected)
     assert {k: v for k, v in line.items() if k != "time"} == {k: v for k, v in expected.items() if k != "time"}
     assert datetime.fromisoformat(line["time"]).tzinfo is not None and line["duration_ms"] >= 0
+
+
+def test_made_request_ids_are_version_4_uuids() -> None:
+    import uuid
+
+    from api.logs import new_request_id
+
+    for _ in range(200):
+        made = new_request_id()
+        assert len(made) == 32 and uuid.UUID(hex=made).version == 4 and uuid.UUID(hex=made).hex == made
+        assert uuid.UUID(hex=made).variant == uuid.RFC_4122
+    assert len({new_request_id() for _ in range(1000)}) == 1000
