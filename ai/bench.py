@@ -6,7 +6,8 @@ ISMCTS iterations per second (a fixed iteration budget), random playouts per
 second (clone + `Game.playout`, the floor under any search), determinized
 playouts per second (`determinize` + `playout`: what every iteration must do
 besides walking the tree), the ratios of search to both (it/po, it/dpo: the
-share of search time that is the game itself), and the seconds the `hard`
+share of search time that is the game itself), all per CPU second (a shared
+machine's load then changes them less), and the wall-clock seconds the `hard`
 level takes for that move. Single process, one core. The report says which
 modules ran compiled (`engine/compiled.py`): `COVEN_PURE_PYTHON=1 make bench`
 measures the same from source.
@@ -61,20 +62,24 @@ def positions(game: AnyGame, n: int, seed: int = SEED) -> dict[str, tuple[State,
 
 def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: int,
             hard: bool) -> dict[str, Any]:
-    """Iterations/s, playouts/s, their ratio and (optionally) hard's seconds for one position."""
+    """Iterations/s, playouts/s, their ratio and (optionally) hard's seconds for one position.
+
+    Rates are per CPU second (the machine may be shared); hard's seconds are wall time, as its cap.
+    """
+    started = time.process_time()
     result = search(game, state, seat, random.Random(1), iterations=iterations, seconds=600.0)
-    iterations_per_s = result.iterations / result.elapsed
+    iterations_per_s = result.iterations / (time.process_time() - started)
     rng = random.Random(2)
     clone, playout = state.clone, game.playout
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(playouts):
         playout(clone(), rng)
-    playouts_per_s = playouts / (time.perf_counter() - started)
+    playouts_per_s = playouts / (time.process_time() - started)
     determinize = game.determinize
-    started = time.perf_counter()
+    started = time.process_time()
     for _ in range(playouts):
         playout(determinize(state, seat, rng), rng)
-    sampled_per_s = playouts / (time.perf_counter() - started)
+    sampled_per_s = playouts / (time.process_time() - started)
     row: dict[str, Any] = {
         "legal_moves": len(game.legal_moves(state)),
         "iterations_per_s": round(iterations_per_s),

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic
 
+import cython
+
 from ai.levels import Level, get_level
 from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
@@ -60,10 +62,19 @@ class SearchResult(Generic[M]):
     values: dict[M, float] = field(default_factory=dict)  # root move -> mean reward for the seat
 
 
+@cython.cclass
 class _Node:
     """Statistics of one move in the tree: who made it, visits, availability, summed reward."""
 
-    __slots__ = ("player", "visits", "avail", "reward", "mean", "spread", "children", "visits_here")
+    # compiled, a C struct: the walk reads and writes its fields without the interpreter
+    player = cython.declare(cython.int, visibility="public")
+    visits = cython.declare(cython.longlong, visibility="public")
+    avail = cython.declare(cython.longlong, visibility="public")
+    reward = cython.declare(cython.double, visibility="public")
+    mean = cython.declare(cython.double, visibility="public")
+    spread = cython.declare(cython.double, visibility="public")
+    children = cython.declare(dict, visibility="public")
+    visits_here = cython.declare(cython.longlong, visibility="public")
 
     def __init__(self, player: int) -> None:
         self.player = player      # seat who made the move leading here (credited with its reward)
@@ -72,7 +83,7 @@ class _Node:
         self.reward = 0.0
         self.mean = 0.0           # reward / visits, kept up to date by backpropagation
         self.spread = 0.0         # exploration / sqrt(visits), likewise: selection only multiplies
-        self.children: dict[Move, _Node] = {}
+        self.children = {}        # move -> _Node
         self.visits_here = 0      # times the search stood at this node to choose a move
 
 
@@ -101,6 +112,15 @@ def choose_move(
     ).move
 
 
+@cython.locals(
+    max_iterations=cython.longlong, done=cython.longlong, mask=cython.longlong,
+    table_size=cython.longlong, tried=cython.longlong, avail=cython.longlong,
+    visits=cython.longlong, first=cython.longlong, second=cython.longlong, player=cython.int,
+    c=cython.double, widening=cython.double, value=cython.double, best_value=cython.double,
+    reward=cython.double, start=cython.double, now=cython.double, deadline=cython.double,
+    next_report=cython.double, root=_Node, node=_Node, child=_Node, best=_Node, path=list,
+    children=dict, log_table=list, inverse_root=list, r=cython.ulonglong,
+)
 def search(
     game: Game[S, M],
     state: S,
@@ -132,9 +152,10 @@ def search(
     playout = game.playout
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
-    randrange = rng.randrange
-    sqrt = math.sqrt
+    bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
+    widening = WIDENING
     log_table = _LOG_TABLE
+    inverse_root = _INVERSE_ROOT
     table_size = len(log_table)
     clock = time.perf_counter
     new_node = _Node
@@ -163,14 +184,13 @@ def search(
                 rewards = returns(sample)
                 break
             children = node.children
-            get = children.get
             untried = None
             best = None
             best_move = None
             best_value = -1.0
             tried = 0
             for move in legal_moves(sample):
-                child = get(move)
+                child = children.get(move)
                 if child is None:
                     if untried is None:
                         untried = [move]
@@ -190,12 +210,16 @@ def search(
             if heuristic is not None:
                 node.visits_here += 1
                 # progressive widening: one more move only once the node has been visited enough
-                if untried is not None and best is not None and tried * tried > node.visits_here * WIDENING:
+                if untried is not None and best is not None and tried * tried > node.visits_here * widening:
                     untried = None
             if untried is not None:
                 chosen = heuristic(sample, rng) if heuristic is not None else None
                 if chosen is None or chosen not in untried:
-                    chosen = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    if len(untried) > 1:
+                        r = bits(32)
+                        chosen = untried[r * len(untried) >> 32]
+                    else:
+                        chosen = untried[0]
                 child = new_node(player)
                 child.avail = 1
                 children[chosen] = child
@@ -213,11 +237,13 @@ def search(
             reward = node.reward + rewards[node.player]
             node.reward = reward
             node.mean = reward / visits
-            node.spread = c / sqrt(visits)
+            node.spread = c * (inverse_root[visits] if visits < table_size else visits ** -0.5)
         done += 1
         if not done & mask:
             now = clock()
-            if now >= deadline:
+            # stop when the next reading, CHECK_EVERY iterations on at the pace so far, would come
+            # after the deadline: a timed search then ends within its cap, not up to a check beyond
+            if now + (now - start) * (mask + 1) / done >= deadline:
                 break
             if now >= next_report and on_progress is not None:
                 on_progress(_progress(root, legal, done, now - start))
@@ -254,6 +280,8 @@ def _root_log(n: int) -> float:
 
 
 _LOG_TABLE: list[float] = [0.0] + [_root_log(n) for n in range(1, 1 << 15)]
+#: 1 / sqrt(n) below the same bound: the spread's factor, a lookup instead of a square root
+_INVERSE_ROOT: list[float] = [0.0] + [n ** -0.5 for n in range(1, len(_LOG_TABLE))]
 
 
 def _legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
@@ -268,6 +296,7 @@ def _legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
     return legal
 
 
+@cython.locals(root=_Node, child=_Node)
 def _root_stats(root: _Node, legal: list[M]) -> tuple[dict[M, int], dict[M, float]]:
     """Visits and mean rewards of the root moves that are legal in the real state."""
     visits: dict[M, int] = {}
@@ -281,6 +310,7 @@ def _root_stats(root: _Node, legal: list[M]) -> tuple[dict[M, int], dict[M, floa
     return visits, values
 
 
+@cython.locals(root=_Node)
 def _progress(root: _Node, legal: list[M], done: int, elapsed: float) -> Progress:
     visits, _ = _root_stats(root, legal)
     if not visits:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from collections.abc import Iterable
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from engine import CHANCE, TERMINAL, IllegalMove, InvalidMove, InvalidOptions, InvalidSnapshot
 from engine.core import Game
-from engine.witches import GAME, Deal, Draw, First, Keep, Play, Reveal, Trump, WitchesState
+from engine.witches import GAME, Deal, Draw, First, Keep, Play, Reveal, Trump, WitchesState, fast
 from engine.witches.cards import (
     ALL_CARDS,
     BIT,
@@ -657,33 +658,32 @@ def test_fast_and_generic_playouts_agree_in_distribution() -> None:
 def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
     """The fast playout's game through the checked path: every transition by `apply`.
 
-    It draws from `rng` exactly as `fast.playout` does: an index `bits(32) * k >> 32`
-    into the pile's and each hand's cards (kept as lists in the playout's order),
-    and the trump decision as a random card of the trick (the winner's own: keep).
+    It draws from `rng` exactly as `fast.playout` does: an index `r * k >> 32`, r
+    the next word of `fast.random_words`, into the pile's cards (a list, in the playout's order) and into the cards of
+    the hand to play (in card order), and the trump decision as a random card of
+    the trick (the winner's own: keep).
     """
-    bits = rng.getrandbits
+    words = iter(fast.random_words(state, rng))
     n = state.n
     pile = cards_of(state.pile)
-    hands = [cards_of(h) for h in state.hands]
     if state.phase == DECIDE:  # a decision left open: keep, or one of the cards just captured
         choices = cards_of(state.won)
-        pick = bits(32) * (len(choices) + 1) >> 32
+        pick = next(words) * (len(choices) + 1) >> 32
         state = GAME.apply(state, Trump(choices[pick - 1]) if pick else Keep())
     while state.phase != OVER:
         if state.phase in (DEAL, DRAW):
-            card = pile.pop(bits(32) * len(pile) >> 32)
-            hands[state.turn].append(card)
+            card = pile.pop(next(words) * len(pile) >> 32)
             move = (Deal if state.phase == DEAL else Draw)(card)
         elif state.phase == REVEAL:
-            move = Reveal(pile.pop(bits(32) * len(pile) >> 32))
+            move = Reveal(pile.pop(next(words) * len(pile) >> 32))
         elif state.phase == FIRST:
-            move = First(bits(32) * n >> 32)
+            move = First(next(words) * n >> 32)
         elif state.phase == PLAY:
-            hand = hands[state.turn]
-            move = Play(hand.pop(bits(32) * len(hand) >> 32))
+            hand = cards_of(state.hands[state.turn])
+            move = Play(hand[next(words) * len(hand) >> 32])
         else:  # DECIDE after a trick played here
             _, trick, winner = state.tricks[-1]
-            pick = trick[bits(32) * n >> 32]
+            pick = trick[next(words) * n >> 32]
             own = trick[(winner - state.tricks[-1][0]) % n]
             move = Keep() if pick == own else Trump(pick)
         state = GAME.apply(state, move)
@@ -701,3 +701,13 @@ def test_fast_playout_is_the_checked_rules_on_every_game(n: int) -> None:
         checked = checked_playout(start.clone(), random.Random(seed))
         assert fast == checked, (n, seed)
         assert returns == GAME.returns(checked)
+
+
+@pytest.mark.skipif(sys.byteorder != "little", reason="the words are read in the machine's byte order")
+def test_random_words_are_the_generators_32_bit_draws() -> None:
+    """The playout's one big draw gives, word by word, what a `getrandbits(32)` a draw would have."""
+    start = GAME.new_state(4)
+    words = fast.random_words(start, random.Random(3))
+    rng = random.Random(3)
+    assert list(words) == [rng.getrandbits(32) for _ in range(len(words))]
+    assert len(words) >= 2 * 54  # every card may be drawn and then played

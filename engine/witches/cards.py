@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import cython
+
 Card = int
 CardSet = int  # bit mask over the 54 cards
 
@@ -54,11 +56,13 @@ _CHUNK_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
     tuple(tuple(9 * colour + i for i in range(9) if chunk >> i & 1) for chunk in range(512))
     for colour in range(len(COLOURS))
 )
-_CHUNK_SCORE: tuple[int, ...] = tuple(
+#: Magic Points of the cards of any one colour's 9-bit chunk (a card's value is its index + 1)
+CHUNK_SCORE: tuple[int, ...] = tuple(
     sum(i + 1 for i in range(9) if chunk >> i & 1) for chunk in range(512)
 )
 
 
+@cython.locals(mask=cython.ulonglong, colour=cython.int, chunk=cython.int, out=list)
 def expand(mask: CardSet, chunks: tuple[tuple[tuple[Any, ...], ...], ...], out: list[Any]) -> list[Any]:
     """Append to `out` the entry of each card in `mask`, read from a [colour][9-bit chunk] table."""
     colour = 0
@@ -77,7 +81,7 @@ def cards_of(mask: CardSet) -> list[Card]:
 
 
 #: Magic Points of any 18-bit chunk (two colours): 3 lookups score a whole set
-SCORE18: tuple[int, ...] = tuple(low + high for high in _CHUNK_SCORE for low in _CHUNK_SCORE)
+SCORE18: tuple[int, ...] = tuple(low + high for high in CHUNK_SCORE for low in CHUNK_SCORE)
 
 
 def score_of(mask: CardSet) -> int:

@@ -1,137 +1,199 @@
-"""The search's hot path: a tight random playout.
+"""The search's hot path: a tight random playout, typed for Cython.
 
 `playout` is distributionally the generic loop of `Game.playout` (uniform legal
 moves, uniform chance, a trump decision uniform over keep + each captured card)
-but works on plain lists held in local variables, and writes the final state
-back at the end.
+but keeps hands and captures as bit masks in local variables, and writes the
+final state back at the end. Compiled (setup.py), the `cython.locals`
+declarations make those masks C integers (54 cards fit in 64 bits) and the
+hands and captures C arrays; from source they are Python ints and lists. Both
+draw the same random numbers: a uniform index `r * k >> 32`, r the next 32-bit
+word of `random_words`, into the pile's cards (a list, in card order) or a
+hand's (the index-th card of the mask, in card order).
 """
 
 from __future__ import annotations
 
 import random
 
-from engine.witches.cards import BIT, COLOUR, LED_KEYS, cards_of
+import cython
+
+from engine.witches.cards import COLOUR, HAND_SIZE, LED_KEYS, cards_of
 from engine.witches.rules import returns
-from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
+from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, REVEAL, WitchesState
 
-#: SEATS_FROM[n][seat]: the n seats clockwise starting at `seat`
-SEATS_FROM: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(tuple((seat + i) % n for i in range(n)) for seat in range(n)) for n in range(7)
+#: CARD_OF_BIT[(1 << card) % 67] == card: the powers of two below 2**64 differ modulo 67
+CARD_OF_BIT: tuple[int, ...] = tuple(
+    next((card for card in range(64) if (1 << card) % 67 == rest), -1) for rest in range(67)
 )
 
+#: C arrays when compiled, one entry per seat (at most 6); lists of ints from source
+SeatMasks = cython.typedef(cython.ulonglong[6])
+#: every card played in the playout's tricks, trick by trick (53 at most: all but the first trump)
+Played = cython.typedef(cython.int[54])
+#: a seat per trick (the leader, the winner): 26 tricks at most
+TrickSeats = cython.typedef(cython.int[27])
+#: a read-only C view of 32-bit words when compiled; a memoryview from source
+Words = cython.typedef(cython.const[cython.uint][:])
 
-#: FOLLOWERS[n][leader]: the other seats clockwise after `leader`
-FOLLOWERS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(seats[1:] for seats in by_seat) for by_seat in SEATS_FROM
+
+def random_words(s: WitchesState, rng: random.Random) -> memoryview:
+    """All the 32-bit random numbers a playout from `s` may use, drawn at once.
+
+    On a little-endian machine word j is what the j-th `rng.getrandbits(32)`
+    would have returned: one call instead of one a draw. Enough for any
+    playout: each pile card is drawn at most once, each card in a hand or in the
+    pile played at most once, one trump pick per trick, and the first leader
+    and a pending trump decision.
+    """
+    pile = s.pile.bit_count()
+    cards = pile + HAND_SIZE * s.n
+    count = pile + cards + cards // s.n + 3
+    return memoryview(rng.getrandbits(32 * count).to_bytes(4 * count, "little")).cast("I")
+
+
+@cython.locals(
+    n=cython.int, phase=cython.int, trump=cython.int, turn=cython.int, leader=cython.int,
+    pending=cython.int, winner=cython.int, size=cython.int, count=cython.int, seat=cython.int,
+    card=cython.int, wcard=cython.int, best=cython.int, key=cython.int, i=cython.int,
+    w=cython.int, r=cython.ulonglong, one=cython.ulonglong, words=Words, mask=cython.ulonglong, own=cython.ulonglong,
+    discard=cython.ulonglong, rest=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
+    hands=SeatMasks, captured=SeatMasks, played=Played, base=cython.int, tricks=cython.int,
+    leaders=TrickSeats, winners=TrickSeats, flat=tuple, _=cython.int,
 )
-
-
 def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     """Play uniformly random moves and chance to the end, in place; return `returns(s)`."""
     phase = s.phase
     if phase == OVER:
         return returns(s)
-    bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than int(random() * k)
+    words = random_words(s, rng)  # `r * k >> 32` for the next word r: a uniform index below k
+    w = 0
+    one = 1
     n = s.n
-    order = SEATS_FROM[n]
-    after = FOLLOWERS[n]
     pile = cards_of(s.pile)
     pop = pile.pop
-    hands = [cards_of(h) for h in s.hands]
-    captured = s.captured
+    hands = [0, 0, 0, 0, 0, 0]
+    captured = [0, 0, 0, 0, 0, 0]
+    played = [0] * 54
+    leaders = [0] * 27
+    winners = [0] * 27
+    for seat in range(n):
+        hands[seat] = s.hands[seat]
+        captured[seat] = s.captured[seat]
     discard = s.discard
     trump = s.trump
     turn = s.turn
     leader = s.leader
-    trick = list(s.trick)
-    led_keys = LED_KEYS[s.increasing]
-    history: list[tuple[int, tuple[int, ...], int]] = []
+    pending = s.pending
+    by_trump = LED_KEYS[s.increasing]
 
     # --- setup chance (W4-W6) and a state caught between tricks (W11, W12) ---
     if phase == DEAL:
-        for _ in range(s.pending):
-            hands[turn].append(pop(bits(32) * len(pile) >> 32))
+        for _ in range(pending):
+            r = words[w]
+            w += 1
+            hands[turn] |= one << pop(r * len(pile) >> 32)
             turn = turn + 1 if turn + 1 < n else 0
         phase = REVEAL
     if phase == REVEAL:
-        trump = pop(bits(32) * len(pile) >> 32)
+        r = words[w]
+        w += 1
+        trump = pop(r * len(pile) >> 32)
         phase = FIRST
     if phase == FIRST:
-        turn = leader = bits(32) * n >> 32
-        phase = PLAY
+        r = words[w]
+        w += 1
+        turn = leader = r * n >> 32
     if phase == DECIDE:
         choices = cards_of(s.won)
-        r = bits(32) * (len(choices) + 1) >> 32
-        if r:
-            new = choices[r - 1]
-            captured[turn] ^= BIT[new]
-            discard |= BIT[trump]
-            trump = new
+        r = words[w]
+        w += 1
+        i = r * (len(choices) + 1) >> 32
+        if i:
+            card = choices[i - 1]
+            captured[turn] ^= one << card
+            discard |= one << trump
+            trump = card
         if len(pile) >= n:
             phase = DRAW
-            s.pending = n
+            pending = n
     if phase == DRAW:
-        for _ in range(s.pending):
-            hands[turn].append(pop(bits(32) * len(pile) >> 32))
+        for _ in range(pending):
+            r = words[w]
+            w += 1
+            hands[turn] |= one << pop(r * len(pile) >> 32)
             turn = turn + 1 if turn + 1 < n else 0
 
     # --- tricks (W7-W13) ---
+    trick = s.trick
+    count = len(trick)  # cards of the current trick on the table
+    for i in range(count):
+        played[i] = trick[i]
+    base = 0  # where the current trick starts in `played`
+    tricks = 0
+    seat = leader + count if leader + count < n else leader + count - n
+    mask = hands[seat]
+    size = 0  # cards in hand of the next seat to play
+    while mask:
+        mask &= mask - 1
+        size += 1
     while True:
-        if trick:  # only when starting mid-trick
-            keys = led_keys[trump][COLOUR[trick[0]]]
-            best = -1
-            for i, card in enumerate(trick):
-                if keys[card] > best:
-                    best = keys[card]
-                    winner = order[leader][i]
-                    wcard = card
-            followers = order[leader][len(trick):]
-            size = len(hands[followers[0]])
-            mask = 0
-            for card in trick:
-                mask |= BIT[card]
-        else:
-            hand = hands[leader]
-            size = len(hand)
-            card = hand.pop(bits(32) * size >> 32)
-            trick = [card]
-            keys = led_keys[trump][COLOUR[card]]
-            best = keys[card]
-            winner = leader
-            wcard = card
-            followers = after[leader]
-            mask = BIT[card]
-        for seat in followers:
-            card = hands[seat].pop(bits(32) * size >> 32)
-            trick.append(card)
-            mask |= BIT[card]
-            if keys[card] > best:
-                best = keys[card]
-                winner = seat
+        while count < n:
+            r = words[w]
+            w += 1
+            mask = hands[seat]
+            for _ in range(r * size >> 32):  # the card of the index-th lowest bit
+                mask &= mask - 1
+            card = CARD_OF_BIT[(mask & (~mask + 1)) % 67]
+            hands[seat] ^= one << card
+            played[base + count] = card
+            count += 1
+            seat = seat + 1 if seat + 1 < n else 0
+        keys = by_trump[trump][COLOUR[played[base]]]
+        best = -1
+        winner = wcard = 0
+        mask = 0
+        for i in range(n):
+            card = played[base + i]
+            mask |= one << card
+            key = keys[card]
+            if key > best:
+                best = key
                 wcard = card
-        own = BIT[wcard]
+                winner = leader + i if leader + i < n else leader + i - n
+        own = one << wcard
         captured[winner] |= mask ^ own  # W10
         discard |= own
-        history.append((leader, tuple(trick), winner))
-        leader = winner  # W9
+        leaders[tricks] = leader
+        winners[tricks] = winner
+        tricks += 1
+        leader = seat = winner  # W9
         if size == 1:  # W13: hands are empty, that was the last trick
             break
+        size -= 1
         # W11: keep (when the pick is the winner's own card) or give up a captured card
-        card = trick[bits(32) * n >> 32]
+        r = words[w]
+        w += 1
+        card = played[base + (r * n >> 32)]
         if card != wcard:
-            captured[winner] ^= BIT[card]
-            discard |= BIT[trump]
+            captured[winner] ^= one << card
+            discard |= one << trump
             trump = card
-        trick = []
-        if len(pile) >= n:  # W12
-            for seat in order[winner]:
-                hands[seat].append(pop(bits(32) * len(pile) >> 32))
+        base += n
+        count = 0
+        if len(pile) >= n:  # W12: the winner draws first
+            for _ in range(n):
+                r = words[w]
+                w += 1
+                hands[seat] |= one << pop(r * len(pile) >> 32)
+                seat = seat + 1 if seat + 1 < n else 0
+            size += 1
 
     rest = 0
     for card in pile:
-        rest |= BIT[card]
+        rest |= one << card
     s.pile = rest
     s.hands = [0] * n
+    s.captured = [captured[i] for i in range(n)]
     s.discard = discard
     s.trump = trump
     s.turn = s.leader = leader
@@ -139,5 +201,8 @@ def playout(s: WitchesState, rng: random.Random) -> tuple[float, ...]:
     s.won = 0
     s.pending = 0
     s.phase = OVER
-    s.tricks = s.tricks + tuple(history)
+    flat = tuple([played[i] for i in range(tricks * n)])
+    s.tricks = s.tricks + tuple([
+        (leaders[i], flat[i * n:i * n + n], winners[i]) for i in range(tricks)
+    ])
     return returns(s)

@@ -49,8 +49,8 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     def num_players(self, state: WitchesState) -> int:
         return state.n
 
-    def current_player(self, state: WitchesState) -> int:
-        return rules.current_player(state)
+    # the search calls these at every step of its walk: the rule functions themselves, not wrappers
+    current_player = staticmethod(rules.current_player)
 
     def is_terminal(self, state: WitchesState) -> bool:
         return state.phase == OVER
@@ -63,14 +63,12 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     def sample_chance(self, state: WitchesState, rng: random.Random) -> WitchesMove:
         return rules.sample_chance(state, rng)
 
-    def legal_moves(self, state: WitchesState) -> list[WitchesMove]:
-        return rules.legal_moves(state)
+    legal_moves = staticmethod(rules.legal_moves)
 
     def check_move(self, state: WitchesState, move: WitchesMove) -> None:
         rules.check_move(state, move)
 
-    def step(self, state: WitchesState, move: WitchesMove) -> None:
-        rules.step(state, move)
+    step = staticmethod(rules.step)
 
     # results ---------------------------------------------------------------
 

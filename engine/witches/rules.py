@@ -9,15 +9,17 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
+import cython
+
 from engine.core import CHANCE, TERMINAL, Outcome, Termination, ranks_for
 from engine.errors import IllegalMove
 from engine.witches.cards import (
     BIT,
+    CHUNK_SCORE,
     COLOUR,
     LED_KEYS,
     NAMES,
     NUM_CARDS,
-    SCORE18,
     cards_of,
     score_of,
 )
@@ -47,70 +49,70 @@ CHANCE_PHASES = (DEAL, REVEAL, FIRST, DRAW)
 # --- who acts -------------------------------------------------------------------
 
 
-def current_player(s: WitchesState) -> int:
+def current_player(state: WitchesState) -> int:
     """The seat to act, CHANCE or TERMINAL."""
-    phase = s.phase  # chance phases < PLAY < DECIDE < OVER
+    phase = state.phase  # chance phases < PLAY < DECIDE < OVER
     if phase < PLAY:
         return CHANCE
-    return TERMINAL if phase == OVER else s.turn
+    return TERMINAL if phase == OVER else state.turn
 
 
 # --- transitions --------------------------------------------------------------
 
 
-def step(s: WitchesState, move: WitchesMove) -> None:
+def step(state: WitchesState, move: WitchesMove) -> None:
     """Apply `move` in place, unchecked (the search's hot path)."""
-    phase = s.phase
+    phase = state.phase
     if phase == PLAY:  # W7
         card = cast(Play, move).card
-        turn = s.turn
-        s.hands[turn] ^= BIT[card]
-        trick = s.trick + (card,)
-        if len(trick) < s.n:
-            s.trick = trick
-            s.turn = turn + 1 if turn + 1 < s.n else 0
+        turn = state.turn
+        state.hands[turn] ^= BIT[card]
+        trick = state.trick + (card,)
+        if len(trick) < state.n:
+            state.trick = trick
+            state.turn = turn + 1 if turn + 1 < state.n else 0
         else:
-            _finish_trick(s, trick)
+            _finish_trick(state, trick)
     elif phase == DECIDE:  # W11
         if move.type == "trump":
             card = cast(Trump, move).card
-            s.captured[s.turn] ^= BIT[card]
-            s.discard |= BIT[s.trump]
-            s.trump = card
-        s.won = 0
-        if s.pile.bit_count() >= s.n:  # W12
-            s.phase = DRAW
-            s.pending = s.n
+            state.captured[state.turn] ^= BIT[card]
+            state.discard |= BIT[state.trump]
+            state.trump = card
+        state.won = 0
+        if state.pile.bit_count() >= state.n:  # W12
+            state.phase = DRAW
+            state.pending = state.n
         else:
-            s.phase = PLAY
+            state.phase = PLAY
     elif phase == DRAW:  # W12: the winner first, then clockwise
         bit = BIT[cast(Draw, move).card]
-        turn = s.turn
-        s.hands[turn] |= bit
-        s.pile ^= bit
-        s.pending -= 1
-        if s.pending:
-            s.turn = turn + 1 if turn + 1 < s.n else 0
+        turn = state.turn
+        state.hands[turn] |= bit
+        state.pile ^= bit
+        state.pending -= 1
+        if state.pending:
+            state.turn = turn + 1 if turn + 1 < state.n else 0
         else:
-            s.phase = PLAY
-            s.turn = s.leader
+            state.phase = PLAY
+            state.turn = state.leader
     elif phase == DEAL:  # W4
         bit = BIT[cast(Deal, move).card]
-        turn = s.turn
-        s.hands[turn] |= bit
-        s.pile ^= bit
-        s.pending -= 1
-        s.turn = turn + 1 if turn + 1 < s.n else 0
-        if not s.pending:
-            s.phase = REVEAL
+        turn = state.turn
+        state.hands[turn] |= bit
+        state.pile ^= bit
+        state.pending -= 1
+        state.turn = turn + 1 if turn + 1 < state.n else 0
+        if not state.pending:
+            state.phase = REVEAL
     elif phase == REVEAL:  # W5
         card = cast(Reveal, move).card
-        s.pile ^= BIT[card]
-        s.trump = card
-        s.phase = FIRST
+        state.pile ^= BIT[card]
+        state.trump = card
+        state.phase = FIRST
     elif phase == FIRST:  # W6
-        s.turn = s.leader = cast(First, move).seat
-        s.phase = PLAY
+        state.turn = state.leader = cast(First, move).seat
+        state.phase = PLAY
     else:
         raise IllegalMove("game_over", "the game is over", move)
 
@@ -146,13 +148,13 @@ def _finish_trick(s: WitchesState, trick: tuple[int, ...]) -> None:
 # --- moves and chance -----------------------------------------------------------
 
 
-def legal_moves(s: WitchesState) -> list[WitchesMove]:
+def legal_moves(state: WitchesState) -> list[WitchesMove]:
     """The moves of the seat to act; empty at chance nodes and at the end."""
-    phase = s.phase
+    phase = state.phase
     if phase == PLAY:
-        return moves_of(s.hands[s.turn], PLAY_CHUNKS, [])
+        return moves_of(state.hands[state.turn], PLAY_CHUNKS, [])
     if phase == DECIDE:
-        return moves_of(s.won, TRUMP_CHUNKS, [KEEP])
+        return moves_of(state.won, TRUMP_CHUNKS, [KEEP])
     return []
 
 
@@ -272,20 +274,43 @@ def winners(s: WitchesState) -> list[int]:
 WIN_WEIGHT = 0.9  # returns: 0.9 for a win (shared ties too) + 0.1 × the seat's share of all points
 
 
+@cython.locals(
+    seat=cython.int, p=cython.int, total=cython.int, best=cython.int, ties=cython.int,
+    mask=cython.ulonglong, share=cython.double, win=cython.double, captured=list, points=list,
+    chunks=tuple, out=list,
+)
 def returns(s: WitchesState) -> tuple[float, ...]:
     """Search rewards in [0, 1]: 0.9·win + 0.1·(own points / all points)."""
-    table = SCORE18
-    points = [
-        table[mask & 0x3FFFF] + table[mask >> 18 & 0x3FFFF] + table[mask >> 36] for mask in s.captured
-    ]
-    share = (1.0 - WIN_WEIGHT) / (sum(points) or 1)
-    best = max(points)
-    if points.count(best) == 1:
-        return tuple([WIN_WEIGHT + p * share if p == best else p * share for p in points])
-    won = _winners(points, s.captured)
-    return tuple([
-        WIN_WEIGHT + p * share if seat in won else p * share for seat, p in enumerate(points)
-    ])
+    captured = s.captured
+    chunks = CHUNK_SCORE
+    points = []
+    total = 0
+    best = -1
+    ties = 0
+    for seat in range(len(captured)):
+        mask = captured[seat]
+        p = (chunks[mask & 511] + chunks[mask >> 9 & 511] + chunks[mask >> 18 & 511]  # a colour each
+             + chunks[mask >> 27 & 511] + chunks[mask >> 36 & 511] + chunks[mask >> 45 & 511])
+        points.append(p)
+        total += p
+        if p > best:
+            best = p
+            ties = 1
+        elif p == best:
+            ties += 1
+    share = (1.0 - WIN_WEIGHT) / (total or 1)
+    win = WIN_WEIGHT
+    out = []
+    if ties == 1:
+        for seat in range(len(points)):
+            p = points[seat]
+            out.append(win + p * share if p == best else p * share)
+    else:
+        won = _winners(points, captured)
+        for seat in range(len(points)):
+            p = points[seat]
+            out.append(win + p * share if seat in won else p * share)
+    return tuple(out)
 
 
 def _winners(points: list[int], captured: list[int]) -> list[int]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import cython
+
 from engine import shapes
 from engine.core import Json, Seat
 from engine.witches.cards import (
@@ -82,6 +84,10 @@ def log_entry(s: WitchesState, move: WitchesMove, seat: Seat | None) -> Json:
     return data
 
 
+@cython.locals(
+    seat=cython.int, other=cython.int, left=cython.int, i=cython.int, r=cython.ulonglong,
+    unseen=cython.ulonglong, mask=cython.ulonglong, hands=list, cards=list, _=cython.int,
+)
 def determinize(state: WitchesState, seat: int, rng: random.Random) -> WitchesState:
     """A copy where the cards `seat` has not seen (other hands ∪ pile) are dealt anew, uniformly."""
     s = state.clone()
@@ -98,7 +104,8 @@ def determinize(state: WitchesState, seat: int, rng: random.Random) -> WitchesSt
             continue
         mask = 0
         for _ in range(hand.bit_count()):
-            i = bits(32) * left >> 32
+            r = bits(32)
+            i = r * left >> 32
             left -= 1
             mask |= BIT[cards[i]]
             cards[i] = cards[left]
