@@ -75,10 +75,10 @@ def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: 
     for _ in range(playouts):
         playout(clone(), rng)
     playouts_per_s = playouts / (time.process_time() - started)
-    determinize = game.determinize
+    determinize = game.determinizer(state, seat)
     started = time.process_time()
     for _ in range(playouts):
-        playout(determinize(state, seat, rng), rng)
+        playout(determinize(rng), rng)
     sampled_per_s = playouts / (time.process_time() - started)
     row: dict[str, Any] = {
         "legal_moves": len(game.legal_moves(state)),

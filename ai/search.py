@@ -144,7 +144,7 @@ def search(
     max_iterations = iterations if iterations > 0 else sys.maxsize
 
     # local aliases: attribute lookups are the loop's main overhead besides the game itself
-    determinize = game.determinize
+    determinize = game.determinizer(state, seat)
     current_player = game.current_player
     legal_moves = game.legal_moves
     step = game.step
@@ -170,7 +170,7 @@ def search(
     next_report = start + progress_every if on_progress is not None else math.inf
     done = 0
     while done < max_iterations:
-        sample = determinize(state, seat, rng)
+        sample = determinize(rng)
         if sample is state:  # a perfect-information game may hand back its input: never mutate it
             sample = state.clone()
         node = root

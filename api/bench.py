@@ -23,8 +23,9 @@ sockets) then measures, each phase bounded in time:
 3. bot turns: the time from a person's move to the `hard` bot's answer (a
    long-poll), with 1, 4 and 16 such matches at once, then with one such match
    among 24 bots-only `hard` matches;
-4. Redis bytes (MEMORY USAGE of every key) per active and per finished
-   4-player witches match.
+4. Redis bytes per active (20 moves in) and per finished 4-player witches match:
+   MEMORY USAGE of every key under the match's hash tag, plus its share of the
+   lobby indices and the due set it is in (`match_bytes`), with a breakdown by key.
 
 Client and servers share this machine's cores: the figures are what one host
 serves while also running its own load.
@@ -581,20 +582,38 @@ def wait_for_idle_queues(ports: dict[str, Any], seconds: float = 30.0) -> None:
 # --- phase 4: Redis bytes --------------------------------------------------------------------
 
 
+def match_bytes(redis: Any, match_id: str, game: str) -> dict[str, float]:
+    """What one match holds in Redis, by key: MEMORY USAGE of every key under its hash tag (record,
+    log, presence, bot progress, idempotency records, tickets…), plus its share of each index it is
+    in (the index's MEMORY USAGE over its entries: the lobby's sorted sets, the due turns)."""
+    from api.records import LISTED
+    from api.storage import DUE_KEY, lobby_key
+
+    sizes: dict[str, float] = {}
+    for key in redis.scan_iter(match=f"coven:{{m:{match_id}}}:*", count=1000):
+        name = key.decode().split("}:", 1)[1].split(":", 1)[0]
+        sizes[name] = sizes.get(name, 0) + (redis.memory_usage(key, samples=0) or 0)
+    indexes = [lobby_key(g, status) for g in (None, game) for status in (None, *LISTED)]
+    share = 0.0
+    for key in indexes:
+        if redis.zscore(key, match_id) is not None:
+            share += (redis.memory_usage(key, samples=0) or 0) / max(1, redis.zcard(key))
+    due = sum(1 for _ in redis.zscan_iter(DUE_KEY, match=f"{match_id}:*"))
+    if due:
+        share += due * (redis.memory_usage(DUE_KEY, samples=0) or 0) / max(1, redis.zcard(DUE_KEY))
+    sizes["indexes"] = share
+    return sizes
+
+
 def phase_bytes(ports: dict[str, Any], matches: int) -> dict[str, Any]:
     from redis import Redis
-
-    from api.storage import keys_of
 
     redis = Redis.from_url(ports["redis_url"])
     http = Http(ports["web"])
     rng = random.Random(3)
 
-    def size(match_id: str) -> int:
-        return sum(redis.memory_usage(key, samples=0) or 0 for key in keys_of(match_id))
-
-    active: list[int] = []
-    finished: list[int] = []
+    active: list[dict[str, float]] = []
+    finished: list[dict[str, float]] = []
     for index in range(matches):
         duel = Duel(http, "witches", 4)
         for _ in range(20 if index % 2 == 0 else 10_000):
@@ -602,11 +621,21 @@ def phase_bytes(ports: dict[str, Any], matches: int) -> dict[str, Any]:
             if duel.finished:
                 break
             duel.move(http, mine, rng)
-        (finished if duel.finished else active).append(size(duel.id))
+        (finished if duel.finished else active).append(match_bytes(redis, duel.id, "witches"))
+
+    def mean_total(sizes: list[dict[str, float]]) -> int | None:
+        return round(statistics.mean(sum(s.values()) for s in sizes)) if sizes else None
+
+    def by_key(sizes: list[dict[str, float]]) -> dict[str, int]:
+        names = sorted({name for s in sizes for name in s})
+        return {name: round(statistics.mean(s.get(name, 0) for s in sizes)) for name in names}
+
     return {
         "game": "witches, 4 players",
-        "active_bytes": round(statistics.mean(active)) if active else None,
-        "finished_bytes": round(statistics.mean(finished)) if finished else None,
+        "active_bytes": mean_total(active),
+        "finished_bytes": mean_total(finished),
+        "active_by_key": by_key(active),
+        "finished_by_key": by_key(finished),
         "active_matches": len(active),
         "finished_matches": len(finished),
     }
@@ -633,8 +662,9 @@ def table(results: dict[str, Any]) -> str:
             rows.append((f"bot turn ({b['level']}), {key.replace('_', ' ')}",
                          f"p50 {value['p50_ms']} ms, p99 {value['p99_ms']} ms ({value['n']} turns)"))
     rows.append(("crowded / idle bot turn p50", f"{b['crowded_over_idle_p50']}x"))
-    rows.append((f"Redis per active match ({m['game']})", f"{m['active_bytes']} bytes"))
-    rows.append((f"Redis per finished match ({m['game']})", f"{m['finished_bytes']} bytes"))
+    for status in ("active", "finished"):
+        parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
+        rows.append((f"Redis per {status} match ({m['game']})", f"{m[f'{status}_bytes']} bytes ({parts})"))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 

@@ -6,13 +6,21 @@ These are the api's own words for a match; the engine knows none of them.
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgpack
+
 from ai.levels import DEFAULT_LEVEL
+
+#: The stored form's version (the old hash-and-lists form is 1; `api.storage` still reads it).
+RECORD_FORMAT = 2
+
+_HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def text(value: Any) -> str:
@@ -132,10 +140,22 @@ class SeatRecord:
             data["timeouts"] = self.timeouts
         return data
 
+    def to_stored(self) -> dict[str, Any]:
+        """The seat as stored: its JSON form with the token's hash as 32 raw bytes."""
+        data = self.to_json()
+        if self.level is None:
+            del data["level"]
+        if self.token_hash is None:
+            del data["token_hash"]
+        else:
+            data["token_hash"] = packed_hex(self.token_hash)
+        return data
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SeatRecord:
+        """A seat from `to_json` or `to_stored`."""
         takeover = data.get("takeover")
-        return cls(SeatType(data["type"]), data.get("level"), data.get("token_hash"), data.get("name"),
+        return cls(SeatType(data["type"]), data.get("level"), _token_hash(data.get("token_hash")), data.get("name"),
                    Takeover(takeover) if takeover else None, bool(data.get("reserved")), data.get("bank"),
                    int(data.get("timeouts", 0)))
 
@@ -166,6 +186,10 @@ class MatchRecord:
     timeout_moves: list[int] = field(default_factory=list)  # history positions played on a timeout
     rematch: str | None = None            # the follow-up match, once someone asked for it
     previous: str | None = None           # the match this one is the rematch of
+    #: The stored form it was loaded from (`to_stored`): the version the next one is a change of.
+    stored: bytes | None = field(default=None, repr=False, compare=False)
+    #: Loaded from the old format: its versions as log entries (the next write moves them over).
+    legacy_log: list[bytes] | None = field(default=None, repr=False, compare=False)
 
     @property
     def open_seats(self) -> list[int]:
@@ -176,23 +200,6 @@ class MatchRecord:
     def unfilled_seats(self) -> list[int]:
         """Seats nobody holds yet (open or reserved): the match waits while there are some."""
         return [index for index, seat in enumerate(self.seats) if not seat.filled]
-
-    def to_redis(self) -> dict[Any, str]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "version": str(self.version),
-            "status": self.status.value,
-            "seats": json.dumps([seat.to_json() for seat in self.seats]),
-            "options": json.dumps(self.options),
-            "seed": self.seed,
-            "seeded": "1" if self.seeded else "0",
-            "snapshot": json.dumps(self.snapshot, separators=(",", ":")),
-            "history_length": str(self.history_length),
-            "created": repr(self.created),
-            "updated": repr(self.updated),
-            "lifecycle": json.dumps(self.lifecycle_json(), separators=(",", ":")),
-        }
 
     def lifecycle_json(self) -> dict[str, Any]:
         """The lifecycle fields (visibility, clock, resignations, rematch…) as one JSON object."""
@@ -243,8 +250,34 @@ class MatchRecord:
         self.rematch = data.get("rematch")
         self.previous = data.get("previous")
 
+    def to_stored(self) -> bytes:
+        """The record as stored (msgpack): unset lifecycle fields left out, hex digests as bytes."""
+        data: dict[str, Any] = {
+            "format": RECORD_FORMAT, "game": self.game, "version": self.version, "status": self.status.value,
+            "seats": [seat.to_stored() for seat in self.seats], "options": self.options,
+            "seed": packed_hex(self.seed), "seeded": self.seeded, "snapshot": self.snapshot,
+            "history_length": self.history_length, "created": self.created, "updated": self.updated,
+        }
+        data.update((name, value) for name, value in self.lifecycle_json().items() if value not in (None, []))
+        return msgpack.packb(data)
+
+    @classmethod
+    def from_stored(cls, match_id: str, raw: bytes) -> MatchRecord:
+        """The record `to_stored` wrote (it remembers `raw`: the base of the next version's change)."""
+        data = msgpack.unpackb(raw)
+        record = cls(
+            id=match_id, game=data["game"], version=data["version"], status=MatchStatus(data["status"]),
+            seats=[SeatRecord.from_json(seat) for seat in data["seats"]], options=data["options"],
+            seed=unpacked_hex(data["seed"]), seeded=data["seeded"], snapshot=data["snapshot"],
+            history_length=data["history_length"], created=data["created"], updated=data["updated"],
+            stored=raw,
+        )
+        record.apply_lifecycle(data)
+        return record
+
     @classmethod
     def from_redis(cls, raw: Mapping[Any, Any]) -> MatchRecord:
+        """The record as the old format (1) stored it: a hash of text fields."""
         data = {text(key): text(value) for key, value in raw.items()}
         record = cls(
             id=data["id"],
@@ -262,3 +295,81 @@ class MatchRecord:
         )
         record.apply_lifecycle(json.loads(data.get("lifecycle", "{}")))
         return record
+
+
+def packed_hex(value: str) -> bytes | str:
+    """A SHA-256 hex digest (a token's hash, a generated seed) as its 32 bytes; other text as is."""
+    return bytes.fromhex(value) if _HEX_DIGEST.fullmatch(value) else value
+
+
+def unpacked_hex(value: bytes | str) -> str:
+    """The text `packed_hex` packed."""
+    return value.hex() if isinstance(value, bytes) else value
+
+
+def _token_hash(value: bytes | str | None) -> str | None:
+    """A seat's token hash, stored (bytes) or in JSON (text), or None."""
+    return None if value is None else unpacked_hex(value)
+
+
+def binary(value: bytes | str) -> bytes:
+    """A Redis reply as bytes (the connection is binary; the types allow text)."""
+    return value if isinstance(value, bytes) else value.encode()
+
+
+# --- the log: one entry per version --------------------------------------------------------------
+#
+# Entry n-1 is version n: [updated, moves, change]. `moves` are the history entries the version
+# appended (`api.history`: a move's index among the legal moves or chance outcomes); `change` the
+# fields of `version_json` that differ from the version before (left out when none did). Folding
+# the entries gives back every version's `version_json` and the whole history.
+
+
+def log_entry(record: MatchRecord, moves: list[Any], before: Mapping[str, Any]) -> bytes:
+    """The log entry of `record`'s current version, which appended `moves` to the history and
+    follows the version whose `version_json` is `before` (empty: the first)."""
+    now = record.version_json()
+    change = {name: value for name, value in now.items()
+              if name not in IMPLIED and (name not in before or before[name] != value)}
+    return msgpack.packb([record.updated, moves, change] if change else [record.updated, moves])
+
+
+#: Fields of `version_json` the log's entries imply: the version (the entry's position), the
+#: history's length (the moves so far) and `updated` (each entry's first item).
+IMPLIED = ("version", "history_length", "updated")
+
+
+def fold_log(entries: Iterable[bytes]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Every version's `version_json` and the whole history, from the log's entries."""
+    versions: list[dict[str, Any]] = []
+    history: list[Any] = []
+    fields: dict[str, Any] = {}
+    for number, raw in enumerate(entries, start=1):
+        entry = msgpack.unpackb(raw)
+        history.extend(entry[1])
+        if len(entry) > 2:
+            fields.update(entry[2])
+        versions.append({**fields, "version": number, "history_length": len(history), "updated": entry[0]})
+    return versions, history
+
+
+def legacy_log(versions: list[dict[str, Any]], history: list[Any], record: MatchRecord) -> list[bytes]:
+    """The log entries of `record` as the old format stored it: its list of `version_json` and its
+    history (JSON moves, kept as such: `api.history` reads a one-item list as a move's JSON).
+
+    Matches begun before that list existed lack its first versions (or all of them): each
+    missing version repeats the first one known (the current record's when none is), the moves
+    made before it all in the first; the old format could not show those versions either."""
+    known = {int(data["version"]): data for data in versions}
+    fallback = known[min(known)] if known else record.version_json()
+    entries = []
+    before: dict[str, Any] = {}
+    for number in range(1, record.version + 1):
+        past = known.get(number) or {**fallback, "history_length": fallback["history_length"] if number == 1
+                                     else before.get("history_length", 0)}
+        moves = [[move] for move in history[before.get("history_length", 0):past["history_length"]]]
+        change = {name: value for name, value in past.items()
+                  if name not in IMPLIED and (name not in before or before[name] != value)}
+        entries.append(msgpack.packb([past["updated"], moves, change] if change else [past["updated"], moves]))
+        before = past
+    return entries

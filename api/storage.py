@@ -3,15 +3,23 @@
 One match lives under one hash tag (`coven:{m:<id>}:…`), so all its keys share
 a cluster slot and one MULTI/EXEC can change them together:
 
-- `…:match`    hash: game, snapshot (engine `encode`), version, status, seats,
-                options, seed, seeded, history length, created/updated
-- `…:history`  list: every applied move's JSON, chance outcomes included (append-only)
+- `…:record`   string: the match as it stands (msgpack, `MatchRecord.to_stored`): game, options,
+                seats (token hashes as bytes), seed, status, version, lifecycle, and the engine's
+                snapshot of the current state, so that a view of the current version replays nothing
+- `…:log`      list: one entry per version (`api.records.log_entry`): when it was made, the
+                moves it appended (chance outcomes included, each as its index among the legal
+                moves or chance outcomes, `api.history`) and the fields of the record that changed
+                (no snapshot, seed nor tokens). An older version's view replays the history up
+                to it with the engine, which is deterministic. Its length is the version
 - `…:bot`      hash: the bot turn at hand (version, status, iterations, heartbeat,
                 recoveries so far, retry_at once failed)
 - `…:idem:<seat>:<digest>` string: a stored response for an Idempotency-Key
-- `…:versions` list: per version, the record without snapshot, seed or tokens (history by version)
 - `…:seen`     hash: seat → when that seat last acted or polled (presence)
 - `…:events`   pub/sub channel: one message per change, for long-polls and SSE
+
+Matches stored by the old format (a `…:match` hash with the snapshot in JSON, a `…:history`
+list of JSON moves and a `…:versions` list of whole records) are read as they are, and moved
+to the new keys by their next change.
 
 Plus the lobby's sorted sets of the public matches that can be listed (waiting or active;
 private ones are never in them), scored by creation time: `coven:index` (all of them),
@@ -30,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias, TypeVar
 
@@ -39,7 +48,18 @@ from redis.cluster import ClusterPipeline, RedisCluster
 from redis.commands.core import DataAccessCommands, PubSubCommands
 from redis.exceptions import WatchError
 
-from api.records import LISTED, BotStatus, MatchRecord, MatchStatus, Visibility, text
+from api.records import (
+    LISTED,
+    BotStatus,
+    MatchRecord,
+    MatchStatus,
+    Visibility,
+    binary,
+    fold_log,
+    legacy_log,
+    log_entry,
+    text,
+)
 from engine import all_games
 
 T = TypeVar("T")
@@ -57,23 +77,23 @@ def _tag(match_id: str) -> str:
 
 
 def match_key(match_id: str) -> str:
-    """The hash holding a match's snapshot and metadata."""
-    return f"{_tag(match_id)}:match"
+    """The string holding a match's record (`MatchRecord.to_stored`)."""
+    return f"{_tag(match_id)}:record"
 
 
-def history_key(match_id: str) -> str:
-    """The append-only list of a match's moves (JSON)."""
-    return f"{_tag(match_id)}:history"
+def log_key(match_id: str) -> str:
+    """The append-only list of a match's versions (`api.records.log_entry`)."""
+    return f"{_tag(match_id)}:log"
+
+
+def legacy_keys(match_id: str) -> list[str]:
+    """The keys of a match the old format stored: its hash, its history, its list of versions."""
+    return [f"{_tag(match_id)}:{name}" for name in ("match", "history", "versions")]
 
 
 def bot_key(match_id: str) -> str:
     """The hash where the worker reports a thinking bot's progress."""
     return f"{_tag(match_id)}:bot"
-
-
-def versions_key(match_id: str) -> str:
-    """The list of a match's versions (entry n-1 is version n), for history by version."""
-    return f"{_tag(match_id)}:versions"
 
 
 def seen_key(match_id: str) -> str:
@@ -126,19 +146,26 @@ STATUS_INDEXES = {status.value: lobby_key(None, status) for status in LISTED}
 
 def keys_of(match_id: str) -> list[str]:
     """Every long-lived key of a match (they share one expiry)."""
-    return [match_key(match_id), history_key(match_id), bot_key(match_id), versions_key(match_id),
-            seen_key(match_id)]
+    return [match_key(match_id), log_key(match_id), bot_key(match_id), seen_key(match_id)]
 
 
 # --- compare-and-set in one round trip ------------------------------------------------
 
 #: The writes of a change run only if the match is still at the version they were computed from
-#: and no guard key exists (an Idempotency-Key's record): KEYS[1] the match hash, KEYS[2..g+1] the
-#: guards, the rest the keys written (declared for Redis Cluster; one slot). ARGV: the version, g,
-#: the number of commands, then each command as its argument count and its arguments.
+#: and no guard key exists (an Idempotency-Key's record): KEYS[1] the match's record, KEYS[2] its
+#: log (whose length is the version), KEYS[3] its hash in the old format (which has a version
+#: field), KEYS[4..g+3] the guards, the rest the keys written (declared for Redis Cluster; one
+#: slot). ARGV: the version, g, the number of commands, then each command as its argument count
+#: and its arguments.
 COMPARE_AND_SET = """
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-for i = 2, tonumber(ARGV[2]) + 1 do
+local version
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  version = tostring(redis.call('LLEN', KEYS[2]))
+else
+  version = redis.call('HGET', KEYS[3], 'version')
+end
+if version ~= ARGV[1] then return 0 end
+for i = 4, tonumber(ARGV[2]) + 3 do
   if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
 end
 local at = 4
@@ -187,35 +214,69 @@ class Store:
 
     def load(self, match_id: str, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline | None = None) -> MatchRecord | None:
         """The stored match, or None when it does not exist (or expired)."""
-        raw = (pipe or self.redis).hgetall(match_key(match_id))
-        return MatchRecord.from_redis(raw) if raw else None
+        raw = (pipe or self.redis).get(match_key(match_id))
+        if raw is not None:
+            return MatchRecord.from_stored(match_id, binary(raw))
+        return self._load_legacy(match_id, pipe or self.redis)
+
+    def _load_legacy(self, match_id: str, client: Any) -> MatchRecord | None:
+        """A match the old format stored (None: none), with its versions as log entries."""
+        hash_key, history, versions = legacy_keys(match_id)
+        raw = client.hgetall(hash_key)
+        if not raw:
+            return None
+        record = MatchRecord.from_redis(raw)
+        record.legacy_log = legacy_log([json.loads(item) for item in client.lrange(versions, 0, -1)],
+                                       [json.loads(item) for item in client.lrange(history, 0, -1)], record)
+        return record
+
+    def timeline(self, record: MatchRecord, last: int | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
+        """The `version_json` of versions 1 to `last` (None: all) of a match, and its history up
+        to `last` (entries of `api.history`), from its log."""
+        if last is not None and last < 1:
+            return [], []
+        stop = -1 if last is None else last - 1
+        if record.legacy_log is not None:
+            entries = record.legacy_log[:None if last is None else last]
+        else:
+            entries = [binary(raw) for raw in self.redis.lrange(log_key(record.id), 0, stop)]
+        return fold_log(entries)
 
     def load_for_view(self, match_id: str) -> tuple[MatchRecord | None, dict[int, float], dict[str, str]]:
         """The match, when each seat was last seen and the bot's progress: one round trip (the
-        three keys share the match's slot)."""
+        three keys share the match's slot; a match of the old format takes more)."""
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hgetall(match_key(match_id))
+            pipe.get(match_key(match_id))
             pipe.hgetall(seen_key(match_id))
             pipe.hgetall(bot_key(match_id))
             raw, seen, bot = pipe.execute()
-        if not raw:
+        record = MatchRecord.from_stored(match_id, binary(raw)) if raw is not None else \
+            self._load_legacy(match_id, self.redis)
+        if record is None:
             return None, {}, {}
-        return MatchRecord.from_redis(raw), _seen_times(seen), {text(k): text(v) for k, v in bot.items()}
-
-    def history(self, match_id: str) -> list[Any]:
-        """Every move of the match, as JSON, in order."""
-        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, -1)]
+        return record, _seen_times(seen), {text(k): text(v) for k, v in bot.items()}
 
     def write(self, pipe: Writes, record: MatchRecord, appended: list[Any]) -> None:
-        """Queue (inside MULTI) the writes that store `record` and append moves to its history."""
+        """Queue (inside MULTI) the writes that store `record` and log its new version, which
+        appended `appended` (entries of `api.history`) to the history."""
         mid = record.id
-        pipe.hset(match_key(mid), mapping=record.to_redis())
-        if appended:
-            pipe.rpush(history_key(mid), *[json.dumps(m, separators=(",", ":")) for m in appended])
-        pipe.rpush(versions_key(mid), json.dumps(record.version_json(), separators=(",", ":")))
+        if record.legacy_log is not None:  # moved to the new keys, with every version it had
+            versions, _ = fold_log(record.legacy_log)
+            before = versions[-1] if versions else {}
+            pipe.delete(*legacy_keys(mid))
+            if record.legacy_log:
+                pipe.rpush(log_key(mid), *record.legacy_log)
+        elif record.stored is not None:
+            before = MatchRecord.from_stored(mid, record.stored).version_json()
+        else:
+            before = {}
         ttl = self.ttl_for_status(record.status)
-        for key in keys_of(mid):
+        stored = record.to_stored()
+        pipe.set(match_key(mid), stored, ex=ttl)
+        pipe.rpush(log_key(mid), log_entry(record, appended, before))
+        for key in keys_of(mid)[1:]:
             pipe.expire(key, ttl)
+        record.stored, record.legacy_log = stored, None
 
     def create(self, record: MatchRecord, history: list[Any]) -> None:
         """Store a new match (its id is fresh, so no compare-and-set is needed)."""
@@ -234,7 +295,7 @@ class Store:
         with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    pipe.watch(match_key(match_id), *watch)
+                    pipe.watch(match_key(match_id), legacy_keys(match_id)[0], *watch)
                     result = change(pipe)
                     if len(pipe):  # writes queued after MULTI (a cluster pipeline has no explicit_transaction)
                         pipe.execute()
@@ -255,7 +316,7 @@ class Store:
         right after it on a Cluster (whose scripts stay in one slot)."""
         cluster = isinstance(self.redis, RedisCluster)
         commands = writes.commands + (then.commands if then is not None and not cluster else [])
-        keys = [match_key(match_id), *absent]
+        keys = [match_key(match_id), log_key(match_id), legacy_keys(match_id)[0], *absent]
         argv: list[Any] = [version, len(absent), len(commands)]
         for command in commands:
             if command[0] != "PUBLISH" and command[1] not in keys:
@@ -355,9 +416,10 @@ class Store:
     def _load_many(self, ids: list[str]) -> list[MatchRecord | None]:
         with self.redis.pipeline(transaction=False) as pipe:
             for mid in ids:
-                pipe.hgetall(match_key(mid))
+                pipe.get(match_key(mid))
             raws = pipe.execute()
-        return [MatchRecord.from_redis(raw) if raw else None for raw in raws]
+        return [MatchRecord.from_stored(mid, binary(raw)) if raw is not None else self.load(mid)
+                for mid, raw in zip(ids, raws, strict=True)]
 
     def _unlist(self, match_id: str) -> None:
         """Forget an expired match in every lobby index it may be in (its game is gone with it)."""
@@ -377,26 +439,6 @@ class Store:
             seconds, micros = (pipe or self.redis).time()
         return seconds + micros / 1e6
 
-    def version_at(self, match_id: str, version: int) -> dict[str, Any] | None:
-        """What `version_json` stored for `version` of a match, or None when there is no such version."""
-        if version < 1:
-            return None
-        raw = self.redis.lindex(versions_key(match_id), version - 1)
-        return json.loads(raw) if raw else None
-
-    def versions(self, match_id: str, first: int, last: int) -> list[dict[str, Any]]:
-        """What `version_json` stored for versions `first` to `last` of a match, in order."""
-        if last < first or last < 1:
-            return []
-        raw = self.redis.lrange(versions_key(match_id), max(first, 1) - 1, last - 1)
-        return [json.loads(item) for item in raw]
-
-    def history_prefix(self, match_id: str, length: int) -> list[Any]:
-        """The first `length` moves of a match's history."""
-        if length <= 0:
-            return []
-        return [json.loads(item) for item in self.redis.lrange(history_key(match_id), 0, length - 1)]
-
     # presence ---------------------------------------------------------------------------
 
     def saw(self, match_id: str, seat: int, when: float, ttl: int, pipe: Writes | None = None) -> None:
@@ -413,7 +455,7 @@ class Store:
     def delete(self, match_id: str) -> None:
         """Forget a match entirely (a follow-up created by a rematch that lost its race)."""
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.delete(*keys_of(match_id))
+            pipe.delete(*keys_of(match_id), *legacy_keys(match_id))
             pipe.execute()
         self._unlist(match_id)
 
@@ -433,11 +475,8 @@ class Store:
         ids = [text(raw) for raw in self.redis.zrange(key, 0, -1)]
         if not ids:
             return []
-        with self.redis.pipeline(transaction=False) as pipe:
-            for mid in ids:
-                pipe.hget(match_key(mid), "status")
-            statuses = pipe.execute()
-        waiting = [mid for mid, status in zip(ids, statuses, strict=True) if status == b"waiting"]
+        waiting = [mid for mid, record in zip(ids, self._load_many(ids), strict=True)
+                   if record is not None and record.status == MatchStatus.WAITING]
         if len(waiting) < len(ids):
             self.redis.zrem(key, *(set(ids) - set(waiting)))
         return waiting
@@ -453,8 +492,17 @@ class Store:
     # idempotency records -----------------------------------------------------------
 
     def idempotent_response(self, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline, key: str) -> dict[str, Any] | None:
+        """The response stored for an Idempotency-Key (None: none), compressed or (older) plain JSON."""
         raw = pipe.get(key)
-        return json.loads(raw) if raw else None
+        if not raw:
+            return None
+        raw = binary(raw)
+        return json.loads(raw if raw[:1] == b"{" else zlib.decompress(raw))
+
+    def keep_response(self, pipe: Writes, key: str, response: dict[str, Any], ttl: int) -> None:
+        """Queue (inside MULTI) the storing of the response to an Idempotency-Key, for `ttl` seconds
+        (zlib-compressed JSON: a view compresses to a third, and a key lives a day)."""
+        pipe.set(key, zlib.compress(json.dumps(response, separators=(",", ":")).encode()), ex=ttl)
 
     # bot progress ---------------------------------------------------------------------
 

@@ -305,6 +305,12 @@ class Game(Generic[S, M]):
         """A full state consistent with everything `seat` has seen."""
         raise NotImplementedError
 
+    def determinizer(self, state: S, seat: Seat) -> Callable[[random.Random], S]:
+        """`determinize` for many samples of one (state, seat), as a search takes them: a game may
+        work out once what every sample shares."""
+        determinize = self.determinize
+        return lambda rng: determinize(state, seat, rng)
+
     # serialisation -------------------------------------------------------------
 
     def move_to_json(self, move: M) -> Json:

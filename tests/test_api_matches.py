@@ -8,7 +8,9 @@ import threading
 import pytest
 from api_support import auth, create, play, view
 
-from api.storage import history_key, match_key
+from api.history import Replay
+from api.records import MatchRecord
+from api.storage import Store, log_key, match_key
 from engine import CHANCE, all_games, get_game
 
 GAME_IDS = [game.info.id for game in all_games()]
@@ -57,11 +59,11 @@ def test_idempotent_retry_returns_the_first_response(client, redis, duel) -> Non
     key = {"Idempotency-Key": "retry-me"}
     first = play(client, duel["id"], duel["tokens"][seat], move, mine["version"], headers=key)
     assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
-    history = redis.llen(history_key(duel["id"]))
+    history = redis.llen(log_key(duel["id"]))
     again = play(client, duel["id"], duel["tokens"][seat], move, mine["version"], headers=key)
     assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
     assert again.get_json() == first.get_json()
-    assert redis.llen(history_key(duel["id"])) == history
+    assert redis.llen(log_key(duel["id"])) == history
     assert view(client, duel["id"])["version"] == mine["version"] + 1
     other = play(client, duel["id"], duel["tokens"][seat], mine["legal_moves"][-1], mine["version"], headers=key)
     assert other.status_code == 422 and other.get_json()["title"] == "Idempotency key reused"
@@ -84,15 +86,15 @@ def test_views_are_the_engine_views_and_leak_nothing(client, redis, game_id: str
         current = view(client, created["id"])
         if current["status"] == "finished":
             break
-        stored = {k.decode(): v.decode() for k, v in redis.hgetall(match_key(created["id"])).items()}
-        state = game.decode(json.loads(stored["snapshot"]))
+        stored = MatchRecord.from_stored(created["id"], redis.get(match_key(created["id"])))
+        state = game.decode(stored.snapshot)
         for seat in (None, *tokens):
             response = client.get(f"/v1/matches/{created['id']}", headers=auth(tokens.get(seat)))
             text = response.get_data(as_text=True)
             body = response.get_json()
             assert body["you"] == seat
             assert body["state"] == json.loads(json.dumps(game.view(state, seat)))
-            assert stored["seed"] not in text
+            assert stored.seed not in text
             assert "token" not in body and "token_hash" not in text
             for other in tokens:
                 hidden = game.view(state, other).get("hand")
@@ -111,7 +113,14 @@ def test_log_is_redacted_while_running_and_full_after(client, redis, duel) -> No
     for _ in range(3):
         seat, mine = to_act(client, duel)
         assert play(client, mid, tokens[seat], mine["legal_moves"][0], mine["version"]).status_code == 200
-    history = [json.loads(item) for item in redis.lrange(history_key(mid), 0, -1)]
+    store = Store(redis, lambda status: 3600)
+    record = store.load(mid)
+    _, entries = store.timeline(record)
+    replay = Replay(game, 2, record.options, entries)
+    history = []
+    while replay.played < len(entries):
+        history.append(game.move_to_json(replay.peek()[1]))
+        replay.make(replay.peek()[1])
     for seat in (None, 0, 1):
         log = client.get(f"/v1/matches/{mid}/log", headers=auth(tokens.get(seat))).get_json()
         assert len(log["entries"]) == len(history)

@@ -15,11 +15,19 @@ from pathlib import Path
 
 import pytest
 from api_support import create
+from redis import Redis
 
 from api.devserver import procfile_programs
+from api.records import MatchRecord
 from api.storage import bot_key, match_key
 
 KILLS = 6
+
+
+def stored(redis: Redis, match_id: str) -> tuple[str, str]:
+    """The stored status and version of a match, as text."""
+    record = MatchRecord.from_stored(match_id, redis.get(match_key(match_id)))
+    return record.status.value, str(record.version)
 
 
 def children(pid: int) -> list[int]:
@@ -82,8 +90,7 @@ def test_a_match_finishes_though_its_worker_is_killed_mid_turn_six_times(client,
     deadline = began + 300  # a restarted worker imports everything: seconds each on a loaded machine
     while len(recoveries) < KILLS:
         assert time.monotonic() < deadline, f"only {len(recoveries)} kills landed mid-turn"
-        status, version = (value.decode() if value else "" for value in
-                           redis.hmget(match_key(match_id), "status", "version"))
+        status, version = stored(redis, match_id)
         assert status == "active", "the match ended before six kills"
         assert worker.poll() is None and processes.running["sweeper"].poll() is None
         progress = redis.hmget(bot_key(match_id), "status", "version")
@@ -96,16 +103,16 @@ def test_a_match_finishes_though_its_worker_is_killed_mid_turn_six_times(client,
                 os.kill(pid, signal.SIGKILL)
         killed = time.monotonic()
         worker.wait()
-        if int(redis.hget(match_key(match_id), "version")) > int(version) or not horses:
+        if int(stored(redis, match_id)[1]) > int(version) or not horses:
             worker = processes.start("worker")  # too late: the move was already in
             missed += 1
             continue
         worker = processes.start("worker")  # what `make run`'s supervisor does
-        while int(redis.hget(match_key(match_id), "version")) == int(version):
+        while stored(redis, match_id)[1] == version:
             assert time.monotonic() - killed < 60, "a killed turn was never recovered"
             time.sleep(0.01)
         recoveries.append(time.monotonic() - killed)
-    while redis.hget(match_key(match_id), "status") != b"finished":
+    while stored(redis, match_id)[0] != "finished":
         assert time.monotonic() < deadline, "the match did not finish"
         time.sleep(0.05)
     print(f"\nmatch over in {time.monotonic() - began:.1f} s ({missed} kills after the move was in); "

@@ -240,3 +240,4 @@ def test_the_constructive_search_alone_always_finds_a_consistent_deal(monkeypatc
         assert a + b <= 6 and (a, b) != (0, 0)
         seen[a, b] += 1
     assert len(seen) > 5  # still a spread of deals, not one answer
+

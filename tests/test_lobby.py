@@ -66,9 +66,10 @@ def test_matches_created_at_the_same_instant_are_each_listed_once(client, redis)
     made = [create(client, "cube", HUMANS)["id"] for _ in range(5)]
     store = storage.Store(redis, lambda status: 3600)
     for mid in made:
-        redis.hset(storage.match_key(mid), "created", "1733050000.5")
         record = store.load(mid)
         assert isinstance(record, MatchRecord)
+        record.created = 1733050000.5
+        redis.set(storage.match_key(mid), record.to_stored())
         store.index(record)
     seen, url = [], "/v1/matches?limit=2"
     while url:

@@ -7,7 +7,7 @@ import pytest
 from api_support import auth, create, play, view
 
 from api.service.errors import NotYourTurn, VersionConflict
-from api.storage import history_key
+from api.storage import log_key
 
 
 def duel(client) -> tuple[str, dict[int, str]]:
@@ -36,7 +36,7 @@ def test_a_move_is_one_read_and_one_script(app_with, redis) -> None:
     calls = command_calls(redis)
     assert calls.get("evalsha", 0) + calls.get("eval", 0) == 1
     assert not {"watch", "multi", "exec", "time"} & set(calls)
-    assert calls["hgetall"] == 3  # the caller's read: the match, its presence, the bot's progress
+    assert calls["get"] == 1 and calls["hgetall"] == 2  # the caller's read: the match, its presence, the bot's progress
     after = view(client, match_id, tokens[mover])
     assert after["version"] == mine["version"] + 1
     assert {key: value for key, value in response.get_json().items() if key != "seats"} == {
@@ -52,12 +52,12 @@ def test_a_move_decided_on_a_read_that_went_stale_is_decided_again(app, client, 
     mine = view(client, match_id, tokens[mover])
     stale, also_stale = svc.caller(match_id, tokens[mover]), svc.caller(match_id, tokens[mover])
     assert play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"]).status_code == 200
-    played = redis.llen(history_key(match_id))
+    played = redis.llen(log_key(match_id))
     with pytest.raises(VersionConflict):
         svc.play(stale, mine["legal_moves"][-1], mine["version"])
     with pytest.raises(NotYourTurn):  # without a version: decided anew, where the other seat is to act
         svc.play(also_stale, mine["legal_moves"][-1])
-    assert redis.llen(history_key(match_id)) == played
+    assert redis.llen(log_key(match_id)) == played
     assert view(client, match_id)["version"] == mine["version"] + 1
 
 

@@ -24,6 +24,7 @@ from api import metrics, storage
 from api.bots import BotScheduler
 from api.config import Config
 from api.connections import notification_redis
+from api.history import entries_for
 from api.notifications import Notifications
 from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType, Takeover, Visibility
 from api.service import clocks
@@ -167,7 +168,7 @@ class MatchService:
         record.creator = creator
         created = Caller(record, game, state, creator)
         self._expect_turn(created)
-        self.store.create(record, [game.move_to_json(m) for m in history])
+        self.store.create(record, history)
         if creator is not None:
             self._saw(record.id, creator)
         self._schedule_bot(created)
@@ -279,7 +280,7 @@ class MatchService:
         body = self.views.body(self.store, after.seen_by(seat))
         if idem is not None:
             record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
-            writes.set(idem, json.dumps(record_json), ex=self.config.IDEMPOTENCY_TTL_SECONDS)
+            self.store.keep_response(writes, idem, record_json, self.config.IDEMPOTENCY_TTL_SECONDS)
         return MoveResult(body, after.record.version), after
 
     # leaving, resigning, cancelling, rematches -----------------------------------------------
@@ -395,7 +396,7 @@ class MatchService:
             clock=old.clock,
         )
         record.previous = old.id
-        self.store.create(record, [game.move_to_json(m) for m in history])
+        self.store.create(record, history)
 
         def link(pipe: Pipeline) -> tuple[str, Loaded | None]:
             loaded = self.load(old.id, pipe)
@@ -421,14 +422,16 @@ class MatchService:
         visibility: Visibility,
         takeover_level: str,
         clock: dict[str, float] | None,
-    ) -> tuple[MatchRecord, Any, list[Move]]:
-        """A new match's record (not stored yet), its state and the chance that opened it."""
+    ) -> tuple[MatchRecord, Any, list[Any]]:
+        """A new match's record (not stored yet), its state and the chance that opened it (as
+        history entries, `api.history`)."""
         secret = seed if seed is not None else secrets.token_hex(32)
         if clock is not None and "bank_seconds" in clock:
             for seat in seats:
                 seat.bank = None if seat.is_bot else float(clock["bank_seconds"])
-        state = game.new_state(len(seats), options)
-        state, history = resolve_chance(game, state, secret, 0)
+        initial = game.new_state(len(seats), options)
+        state, chance = resolve_chance(game, initial, secret, 0)
+        history = entries_for(game, initial, chance)
         now = self.store.now()
         record = MatchRecord(
             id=secrets.token_hex(8),
@@ -552,7 +555,7 @@ class MatchService:
             legal = [game.move_to_json(m) for m in game.legal_moves(loaded.state)]
             raise IllegalMoveError(str(error), rule=error.rule, legal_moves=legal) from None
         state, chance = resolve_chance(game, state, record.seed, record.history_length + 1)
-        appended = [game.move_to_json(move), *(game.move_to_json(m) for m in chance)]
+        appended = entries_for(game, loaded.state, [move, *chance])
         if mover is not None and clocks.is_clocked(record, mover):
             clocks.charge(record, mover, now)
             held = record.seats[mover]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from api.history import Replay
 from api.records import ENDED, BotStatus, MatchRecord, MatchStatus, SeatType, Takeover, Visibility
 from api.service import clocks
 from api.service.model import Caller, Loaded
@@ -247,15 +248,14 @@ def version_view(store: Store, caller: Caller, version: int) -> VersionView:
     once the match is finished, with every seat's view and the seed."""
     from api.service.errors import VersionNotFound
 
-    data = store.version_at(caller.record.id, version) if version <= caller.record.version else None
-    if data is None:
-        raise VersionNotFound(f"match {caller.record.id} has versions 1 to {caller.record.version}, not {version}",
-                              current_version=caller.record.version)
+    record = caller.record
+    versions, history = store.timeline(record, version) if 1 <= version <= record.version else ([], [])
+    if len(versions) < version or not versions:
+        raise VersionNotFound(f"match {record.id} has versions 1 to {record.version}, not {version}",
+                              current_version=record.version)
     game = caller.game
-    past = caller.record.at_version(data)
-    state = game.new_state(len(past.seats), past.options)
-    for move in store.history_prefix(past.id, past.history_length):
-        game.step(state, game.move_from_json(move))
+    past = record.at_version(versions[-1])
+    state = Replay(game, len(past.seats), past.options, history).advance_to(past.history_length)
     then = Caller(past, game, state, caller.seat)
     fields = view_fields(then, {}, past.updated)
     finished = caller.record.status == MatchStatus.FINISHED
@@ -272,14 +272,11 @@ def replayed_views(store: Store, caller: Caller, after_version: int) -> Iterator
     record, game, seat = caller.record, caller.game, caller.seat
     if after_version + 1 >= record.version:
         return
-    history = store.history(record.id)
-    state = game.new_state(len(record.seats), record.options)
-    played = 0
-    for data in store.versions(record.id, max(1, after_version + 1), record.version - 1):
+    versions, history = store.timeline(record, record.version - 1)
+    replay = Replay(game, len(record.seats), record.options, history)
+    for data in versions[max(1, after_version + 1) - 1:]:
         past = record.at_version(data)
-        for move in history[played:past.history_length]:
-            game.step(state, game.move_from_json(move))
-        played = max(played, past.history_length)
+        state = replay.advance_to(past.history_length)
         yield MatchView(**view_fields(Caller(past, game, state, seat), {}, past.updated), bot=None)
 
 
@@ -325,18 +322,18 @@ def legal_moves(caller: Caller) -> LegalMoves:
 def match_log(store: Store, caller: Caller) -> MatchLog:
     """The move history as the caller may see it: redacted while the match runs, full after."""
     record, game, seat = caller.record, caller.game, caller.seat
-    state = game.new_state(len(record.seats), record.options)
     finished = record.status in ENDED
     timeouts = set(record.timeout_moves)
+    _, history = store.timeline(record)
+    replay = Replay(game, len(record.seats), record.options, history)
     entries = []
-    for index, data in enumerate(store.history(record.id)):
-        move = game.move_from_json(data)
-        player = game.current_player(state)
-        shown = game.move_to_json(move) if finished else game.log_entry(state, move, seat)
+    for index in range(len(history)):
+        player, move = replay.peek()
+        shown = game.move_to_json(move) if finished else game.log_entry(replay.state, move, seat)
         mover = player if player >= 0 else None
         name = record.seats[mover].display_name if mover is not None else None
         entries.append(LogEntry(index, mover, player == CHANCE, shown, name, index in timeouts))
-        game.step(state, move)
+        replay.make(move)
     return MatchLog(record.id, record.version, entries, record.game, len(record.seats), record.options,
                     fairness_of(record))
 

@@ -89,6 +89,9 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
     def determinize(self, state: EnchantersState, seat: Seat, rng: random.Random) -> EnchantersState:
         return views.determinize(state, seat, rng)
 
+    def determinizer(self, state: EnchantersState, seat: Seat) -> Callable[[random.Random], EnchantersState]:
+        return views.determinizer(state, seat)
+
     # information -------------------------------------------------------------
 
     def view(self, state: EnchantersState, seat: Seat | None) -> dict[str, Json]:

@@ -8,7 +8,7 @@ step 2, refills, reshuffles, the next turn) until a player or chance must act.
 from __future__ import annotations
 
 import random
-from typing import cast
+from typing import Any
 
 from engine.core import CHANCE, TERMINAL, Outcome, Termination, ranks_for
 from engine.enchanters.cards import (
@@ -20,6 +20,7 @@ from engine.enchanters.cards import (
     HAND_LIMIT,
     IDEM,
     MASTER_POINTS,
+    MAX_VALUE,
     NAMES,
     NUM_CARDS,
     NUM_PILES,
@@ -79,6 +80,7 @@ from engine.enchanters.state import (
 from engine.errors import IllegalMove
 
 _VADEMECUM_BIT = 1 << VADEMECUM
+_EMPTY_PILE = (0,) * (MAX_VALUE + 1)
 _PROXIMA_BIT = 1 << PROXIMA
 _STEP_RULE = {TAKE1: "E9", TAKE2: "E9", ACT: "E10", DISCARD: "E11"}
 _STEP_TEXT = {
@@ -122,7 +124,7 @@ def next_pile(s: EnchantersState, pile: int) -> int:
     piles = s.piles
     for k in range(NUM_PILES):
         q = (pile + k) % NUM_PILES
-        if any(piles[q]):
+        if piles[q] != _EMPTY_PILE:
             return q
     return -1
 
@@ -151,10 +153,11 @@ def check_end(s: EnchantersState, changed: int = -1) -> None:
             s.reason = SPECIAL_VICTORY if special else FIFTEEN_POINTS
             s.phase = OVER
             return
-    if not any(any(p) for p in s.piles):
-        end_on_points(s, PILES_EMPTY)
-        return
-    record_peaks(s, changed)
+    for pile in s.piles:
+        if pile != _EMPTY_PILE:
+            record_peaks(s, changed)
+            return
+    end_on_points(s, PILES_EMPTY)
 
 
 def record_peaks(s: EnchantersState, changed: int = -1) -> None:
@@ -199,24 +202,23 @@ def end_on_points(s: EnchantersState, reason: int) -> None:
 def step(s: EnchantersState, move: EnchantersMove) -> None:
     """Apply a legal move in place (unchecked), then run the automatic steps."""
     kind = move[-1]
+    fields: Any = move  # fields by position: a named field is a descriptor call, step runs in every search
     if kind == "draw":
-        _draw(s, cast(Draw, move).card)
-    elif kind == "object":
-        _object(s, cast(DrawObject, move).value)
+        _draw(s, fields[0])
     elif kind == "take":
-        _take(s, cast(Take, move).spot)
+        _take(s, fields[0])
+    elif kind == "object":
+        _object(s, fields[1])
+    elif kind == "discard":
+        _discard(s, fields[0])
     elif kind == "gather":
-        gather = cast(Gather, move)
-        _gather(s, gather.cards, gather.tower, gather.air)
+        _gather(s, fields[0], fields[1], fields[2])
     elif kind == "trick":
-        trick = cast(PlayTrick, move)
-        _trick(s, trick.trick, trick.tower)
+        _trick(s, fields[0], fields[1])
     elif kind == "pass":
         s.phase = DISCARD
-    elif kind == "discard":
-        _discard(s, cast(Discard, move).card)
     else:  # first
-        s.turn = cast(First, move).seat
+        s.turn = fields[0]
         s.phase = TAKE1
     if s.phase != OVER:
         advance(s)
@@ -400,7 +402,8 @@ def advance(s: EnchantersState) -> None:
             if s.hands[s.turn].bit_count() > HAND_LIMIT:
                 return
             s.phase = REFILL
-            s.refill = sum(1 << i for i in range(4) if s.table[i] < 0)
+            table = s.table
+            s.refill = (table[0] < 0) | (table[1] < 0) << 1 | (table[2] < 0) << 2 | (table[3] < 0) << 3
         elif phase == REFILL:
             if not s.refill:
                 if s.turn < 0:
@@ -427,7 +430,8 @@ def advance(s: EnchantersState) -> None:
             s.discard = 0
             return
         elif phase in (TAKE1, TAKE2):
-            if s.table != [-1, -1, -1, -1]:
+            table = s.table
+            if table[0] >= 0 or table[1] >= 0 or table[2] >= 0 or table[3] >= 0:
                 return
             s.phase = ACT
         elif phase == VADEMECUM_DRAW:
@@ -470,11 +474,22 @@ def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
         return []
     hand = s.hands[s.turn]
     towers = s.towers
-    moves: list[EnchantersMove] = [
-        Gather(cards, t, decl)
-        for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, towers[0] | towers[1] | towers[2])
-        for t in _targets(towers, cards)
-    ]
+    t0, t1, t2 = towers
+    moves: list[EnchantersMove] = []
+    for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, t0 | t1 | t2):
+        key = (cards, decl)
+        into = _GATHERS.get(key)
+        if into is None:
+            into = _GATHERS[key] = (Gather(cards, 0, decl), Gather(cards, 1, decl), Gather(cards, 2, decl))
+        # Towers left empty by the gathering are equivalent: only the first of them is offered
+        used = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2])
+        empty_offered = False
+        for t, tower in enumerate(towers):
+            if tower & ~used:
+                moves.append(into[t])
+            elif not empty_offered:
+                moves.append(into[t])
+                empty_offered = True
     for trick in cards_of(hand & TRICK_MASK):
         if trick == EXODUS:
             moves.extend(PlayTrick(EXODUS, t) for t in range(NUM_TOWERS) if towers[t])
@@ -484,18 +499,8 @@ def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
     return moves
 
 
-def _targets(towers: list[int], cards: tuple[int, ...]) -> list[int]:
-    """Towers worth offering for a gathering: Towers left empty by it are equivalent, offer the first."""
-    used = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2])
-    out = []
-    empty_offered = False
-    for t in range(NUM_TOWERS):
-        if towers[t] & ~used:
-            out.append(t)
-        elif not empty_offered:
-            out.append(t)
-            empty_offered = True
-    return out
+#: Gather moves by (cards, declarations), into Towers 0-2: made once (legal_moves runs in every search)
+_GATHERS: dict[tuple[tuple[int, int, int], tuple[Declaration, ...]], tuple[Gather, Gather, Gather]] = {}
 
 
 def chance_outcomes(s: EnchantersState) -> list[tuple[EnchantersMove, float]]:

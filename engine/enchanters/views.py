@@ -14,6 +14,7 @@ cards and the cards left in the deck (as a set: it has no order).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from engine import shapes
@@ -193,12 +194,26 @@ def determinize(s: EnchantersState, seat: int, rng: random.Random) -> Enchanters
     Exact about what is public: a hidden card is redealt only among the cards last dealt from the
     same deck (before or after each reshuffle, `card_groups`), and object values only among those
     that would not have ended the game at any earlier check (`object_limits`)."""
-    d = s.clone()
+    return determinizer(s, seat)(rng)
+
+
+def determinizer(s: EnchantersState, seat: int) -> Callable[[random.Random], EnchantersState]:
+    """`determinize` for many samples of one (state, seat): what they share is worked out once
+    (the card groups, hidden slots, object pools and limits), each call only deals."""
     if s.phase == OVER:
+        return lambda rng: s.clone()
+    deal_cards = _card_dealer(s, seat)
+    deal_objects = _object_dealer(s, seat)
+
+    def sample(rng: random.Random) -> EnchantersState:
+        d = s.clone()
+        if deal_cards is not None:
+            deal_cards(d, rng)
+        if deal_objects is not None:
+            deal_objects(d, rng)
         return d
-    _resample_cards(s, d, seat, rng)
-    _resample_objects(s, d, seat, rng)
-    return d
+
+    return sample
 
 
 def _shuffle(items: list[Any], rand: Any, count: int | None = None) -> None:
@@ -234,14 +249,17 @@ def card_groups(s: EnchantersState, pool: int) -> list[int]:
     return groups
 
 
-def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
-    """Deal the cards `seat` cannot place: others' hidden hand cards, face-down table cards, the deck.
+_Dealer = Callable[[EnchantersState, random.Random], None]
+
+
+def _card_dealer(s: EnchantersState, seat: int) -> _Dealer | None:
+    """Deals the cards `seat` cannot place into a copy of `s`: others' hidden hand cards, face-down
+    table cards, the deck (None when there are none).
 
     Group by group (`card_groups`), uniformly: Elementals and the Periculum are never hidden in a
     hand (they are shown as they come), so hidden hand slots get ordinary cards; the table spots
     get any of what is left; the rest of the group is (or was) in the deck.
     """
-    rand = rng.random
     mine = s.known[seat] | ELEMENTAL_MASK
     n = s.n
     hidden = [s.hands[p] & ~mine if p != seat else 0 for p in range(n)]
@@ -255,44 +273,47 @@ def _resample_cards(s: EnchantersState, d: EnchantersState, seat: int, rng: rand
         table_mask |= 1 << table[i]
     pool_mask = hidden_mask | table_mask | s.deck
     if not pool_mask:
-        return
-    new_of: dict[int, int] = {}
-    hands = d.hands = [hand & ~pool_mask for hand in s.hands]
-    deck = pool_mask
-    groups = card_groups(s, pool_mask) if s.reshuffled else (pool_mask,)
-    for group in groups:
-        free = cards_of(group & ~_SHOWN_MASK)
-        h = (hidden_mask & group).bit_count()
-        _shuffle(free, rand, h)
-        k = 0  # hidden slots, in seat then card order, get free[0..h)
-        for p in range(n):
-            m = hidden[p] & group
-            while m:
-                low = m & -m
-                m ^= low
+        return None
+    plan = []
+    for group in card_groups(s, pool_mask) if s.reshuffled else (pool_mask,):
+        # hidden slots, in seat then card order, get the first cards of the shuffled free ones
+        slots = [(p, c) for p in range(n) for c in cards_of(hidden[p] & group)]
+        plan.append((cards_of(group & ~_SHOWN_MASK), slots, [i for i in spots if group >> table[i] & 1],
+                     cards_of(group & _SHOWN_MASK)))
+    base_hands = [hand & ~pool_mask for hand in s.hands]
+    base_known = [kn & ~pool_mask for kn in s.known]
+    # who knew a hidden slot's old card goes on knowing the new card in that slot
+    watchers = [(o, cards_of(s.known[o] & hidden_mask)) for o in range(n) if s.known[o] & hidden_mask]
+
+    def deal(d: EnchantersState, rng: random.Random) -> None:
+        rand = rng.random
+        new_of: dict[int, int] = {}
+        hands = d.hands = base_hands[:]
+        deck = pool_mask
+        for free_cards, slots, group_spots, shown in plan:
+            free = free_cards[:]
+            h = len(slots)
+            _shuffle(free, rand, h)
+            for k, (p, old) in enumerate(slots):
                 c = free[k]
-                k += 1
-                new_of[low.bit_length() - 1] = c
+                new_of[old] = c
                 hands[p] |= 1 << c
                 deck &= ~(1 << c)
-        group_spots = [i for i in spots if group >> table[i] & 1]
-        if group_spots:
-            rest = free[h:]
-            rest.extend(cards_of(group & _SHOWN_MASK))
-            _shuffle(rest, rand, len(group_spots))
-            for j, i in enumerate(group_spots):
-                c = rest[j]
-                d.table[i] = c
-                deck &= ~(1 << c)
-    d.deck = deck
-    # who knew a hidden slot's old card goes on knowing the new card in that slot
-    known = d.known = [kn & ~pool_mask for kn in s.known]
-    for o in range(n):
-        watched = s.known[o] & hidden_mask
-        while watched:
-            low = watched & -watched
-            watched ^= low
-            known[o] |= 1 << new_of[low.bit_length() - 1]
+            if group_spots:
+                rest = free[h:]
+                rest.extend(shown)
+                _shuffle(rest, rand, len(group_spots))
+                for j, i in enumerate(group_spots):
+                    c = rest[j]
+                    d.table[i] = c
+                    deck &= ~(1 << c)
+        d.deck = deck
+        known = d.known = base_known[:]
+        for o, olds in watchers:
+            for old in olds:
+                known[o] |= 1 << new_of[old]
+
+    return deal
 
 
 # --- object values ----------------------------------------------------------------------------
@@ -353,17 +374,17 @@ def _fits(codes: list[int], caps: list[int], max_stones: int) -> bool:
     return stones <= max_stones
 
 
-def _resample_objects(s: EnchantersState, d: EnchantersState, seat: int, rng: random.Random) -> None:
-    """Others' object values and the piles' contents: the values not known to `seat` are dealt
-    anew pile by pile, and only so that no other seat would already have won (`object_limits`).
+def _object_dealer(s: EnchantersState, seat: int) -> _Dealer | None:
+    """Deals others' object values and the piles' contents into a copy of `s` (None when no other
+    seat holds an object): the values not known to `seat` are dealt anew pile by pile, and only so
+    that no other seat would already have won (`object_limits`).
 
     First by joint rejection (uniform among the consistent deals); after `_REJECTION_TRIES` misses,
     by a randomized depth-first search that is complete, so it always ends with a consistent deal
     (the true one is one)."""
     others = [p for p in range(s.n) if p != seat and s.objects[p]]
     if not others:
-        return
-    rand = rng.random
+        return None
     slots_by_pile: list[list[tuple[int, int]]] = [[] for _ in range(NUM_PILES)]
     for p in others:
         for i, code in enumerate(s.objects[p]):
@@ -375,35 +396,39 @@ def _resample_objects(s: EnchantersState, d: EnchantersState, seat: int, rng: ra
         for v, k in enumerate(s.piles[q]):
             if k:
                 values.extend([v] * k)
-        pools.append(values)
+        pools.append((q, q * 8, slots_by_pile[q], values))
     checks = [(p, *object_limits(s, p)) for p in others if _may_have_won(s, p)]
-    objects = [list(o) for o in s.objects]
-    piles = s.piles[:]
-    for _ in range(_REJECTION_TRIES):
-        for q, values in zip(used, pools, strict=True):
-            slots = slots_by_pile[q]
-            _shuffle(values, rand, len(slots))
-            base = q * 8
-            for (p, i), v in zip(slots, values, strict=False):
-                objects[p][i] = base + v
-        if not checks or all(_fits(objects[p], caps, stones) for p, caps, stones in checks):
-            for q, values in zip(used, pools, strict=True):
-                counts = [0] * (MAX_VALUE + 1)
-                for v in values[len(slots_by_pile[q]):]:
-                    counts[v] += 1
+
+    def deal(d: EnchantersState, rng: random.Random) -> None:
+        rand = rng.random
+        objects = [list(o) for o in s.objects]
+        piles = s.piles[:]
+        shuffled = [(q, base, slots, values[:]) for q, base, slots, values in pools]
+        for _ in range(_REJECTION_TRIES):
+            for _q, base, slots, values in shuffled:
+                _shuffle(values, rand, len(slots))
+                for (p, i), v in zip(slots, values, strict=False):
+                    objects[p][i] = base + v
+            if not checks or all(_fits(objects[p], caps, stones) for p, caps, stones in checks):
+                for q, _base, slots, values in shuffled:
+                    counts = [0] * (MAX_VALUE + 1)
+                    for v in values[len(slots):]:
+                        counts[v] += 1
+                    piles[q] = tuple(counts)
+                break
+        else:
+            _construct(s, seat, checks, objects, rng)
+            for q in used:
+                counts = list(s.piles[q])
+                for p, i in slots_by_pile[q]:  # the true values go back, the dealt ones leave
+                    counts[s.objects[p][i] & 7] += 1
+                    counts[objects[p][i] & 7] -= 1
                 piles[q] = tuple(counts)
-            break
-    else:
-        _construct(s, seat, checks, objects, rng)
-        for q in used:
-            counts = list(s.piles[q])
-            for p, i in slots_by_pile[q]:  # the true values go back, the dealt ones leave
-                counts[s.objects[p][i] & 7] += 1
-                counts[objects[p][i] & 7] -= 1
-            piles[q] = tuple(counts)
-    d.objects = [tuple(o) for o in objects]
-    d.piles = piles
-    d.recount()
+        d.objects = [tuple(o) for o in objects]
+        d.piles = piles
+        d.recount()
+
+    return deal
 
 
 def _construct(
