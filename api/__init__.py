@@ -99,10 +99,11 @@ def _remember_cors_answers(app: Flask) -> None:
     lock = threading.Lock()
 
     def add_cors_headers(response: Response) -> Response:
-        if (request.method == "OPTIONS" or "Access-Control-Request-Private-Network" in request.headers
+        environ = request.environ  # its HTTP_ keys: what request.headers would look up, without the wrapper
+        if (request.method == "OPTIONS" or "HTTP_ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK" in environ
                 or "Access-Control-Allow-Origin" in response.headers):
             return decide(response)
-        origin = request.headers.get("Origin")
+        origin = environ.get("HTTP_ORIGIN")
         with lock:
             added = answers.get(origin)
         if added is None:

@@ -9,10 +9,10 @@ echoed in the answer's `X-Request-ID` and logged with every line of that request
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 import time
-import uuid
 from datetime import UTC, datetime
 
 import orjson
@@ -70,32 +70,83 @@ def configure_logging(level: str = "INFO") -> None:
         logging.getLogger(name).handlers = []
 
 
+def new_request_id() -> str:
+    """A random version-4 UUID in hex, as `uuid.uuid4().hex` writes it, at a tenth of its cost
+    (no UUID object on every request without an id of its own)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 4122 variant
+    return raw.hex()
+
+
 def init_app(app: Flask) -> None:
     """Give every request an id and log one access line when it is answered."""
 
     @app.before_request
     def assign_request_id() -> None:
         incoming = request.headers.get(REQUEST_ID_HEADER, "")
-        g.request_id = incoming if _SANE_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        g.request_id = incoming if _SANE_REQUEST_ID.fullmatch(incoming) else new_request_id()
         g.access_started = time.perf_counter()
 
     @app.after_request
     def log_access(response: Response) -> Response:
-        request_id = g.get("request_id") or uuid.uuid4().hex
+        request_id = g.get("request_id") or new_request_id()
         response.headers[REQUEST_ID_HEADER] = request_id
         if not access_log.isEnabledFor(logging.INFO):
             return response
         started = g.get("access_started")
+        method, path, status = request.method, request.path, response.status_code
+        fields = {
+            "request_id": request_id,
+            "method": method,
+            "route": request.url_rule.rule if request.url_rule is not None else None,
+            "path": path,
+            "status": status,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+            "client": request.remote_addr,
+        }
+        handler = _sole_handler()
+        if handler is not None and _write_access_line(handler, f"{method} {path} {status}", fields):
+            return response
         # makeRecord + handle: what `info` does, without looking up the caller's frame (every request)
         access_log.handle(access_log.makeRecord(
-            access_log.name, logging.INFO, __file__, 0, "%s %s %s",
-            (request.method, request.path, response.status_code), None, extra={
-                "request_id": request_id,
-                "method": request.method,
-                "route": request.url_rule.rule if request.url_rule is not None else None,
-                "path": request.path,
-                "status": response.status_code,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
-                "client": request.remote_addr,
-            }))
+            access_log.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, extra=fields))
         return response
+
+
+def _sole_handler() -> logging.StreamHandler | None:
+    """Coven's JSON handler when it is the one handler an access line reaches and nothing but
+    its request-id filter stands in between (as `configure_logging` sets things up); else None."""
+    found: logging.StreamHandler | None = None
+    logger: logging.Logger | None = access_log
+    if access_log.filters:
+        return None
+    while logger is not None:
+        for handler in logger.handlers:
+            if found is not None or not getattr(handler, "_coven", False):
+                return None
+            found = handler  # type: ignore[assignment]
+        if not logger.propagate:
+            break
+        logger = logger.parent
+    if found is None or found.level > logging.INFO or any(
+            not isinstance(each, RequestContext) for each in found.filters):
+        return None
+    return found
+
+
+def _write_access_line(handler: logging.StreamHandler, message: str, fields: dict[str, object]) -> bool:
+    """Write the access line as `handler` would (JsonLines' format of the record `log_access`
+    would log), without making a LogRecord and taking it through logging's hierarchy: a
+    tenth of a match view's cost. False when the stream refused it (then logging takes over)."""
+    line: dict[str, object] = {"level": "INFO", "logger": access_log.name, "message": message}
+    line.update(fields)
+    line["time"] = datetime.now(tz=UTC)
+    text = orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE).decode()
+    with handler.lock:  # type: ignore[union-attr]
+        try:
+            handler.stream.write(text)
+            handler.flush()
+        except (OSError, ValueError):
+            return False
+    return True

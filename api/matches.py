@@ -57,12 +57,14 @@ def _match_response(body: dict, status: int = 200) -> Response:
 def _read_response(body: dict) -> Response:
     """A GET answer that honours If-None-Match: 304 when the tag names this version and no bot
     is at work (a thinking bot's progress changes the body within a version)."""
-    if body.get("bot") is None and request.if_none_match.contains_weak(str(body["version"])):
+    # (the header is parsed only when sent: most reads send none)
+    if ("HTTP_IF_NONE_MATCH" in request.environ and body.get("bot") is None
+            and request.if_none_match.contains_weak(str(body["version"]))):
         response = Response(status=304)
         response.headers["ETag"] = etag(body["version"])
     else:
         response = _match_response(body)
-    response.vary.add("Authorization")  # each seat sees its own view
+    response.headers["Vary"] = "Authorization"  # each seat sees its own view (a fresh response: no Vary yet)
     return response
 
 

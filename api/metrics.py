@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, g, request
 from prometheus_client import (
@@ -154,18 +155,27 @@ def init_app(app: Flask, collector: SharedCollector) -> None:
     """Count and time every request; serve /metrics."""
     app.extensions["coven.metrics"] = collector
 
+    # (method, route, status) → its request counter and latency histogram: prometheus-client's
+    # `labels` checks and looks the labels up under a lock on every call
+    children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
     @app.before_request
     def start_timer() -> None:
         g.metrics_started = time.perf_counter()
 
     @app.after_request
     def observe(response: Response) -> Response:
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        REQUESTS.labels(request.method, route, str(response.status_code)).inc()
+        status = response.status_code
+        key = (request.method, request.url_rule.rule if request.url_rule is not None else "unmatched", status)
+        pair = children.get(key)
+        if pair is None:
+            pair = children.setdefault(key, (REQUESTS.labels(key[0], key[1], str(status)),
+                                             LATENCY.labels(key[0], key[1])))
+        pair[0].inc()
         started = g.get("metrics_started")
         if started is not None:
-            LATENCY.labels(request.method, route).observe(time.perf_counter() - started)
-        if response.status_code == 429:
+            pair[1].observe(time.perf_counter() - started)
+        if status == 429:
             RATE_LIMITED.labels(_policy_of(response)).inc()
         return response
 

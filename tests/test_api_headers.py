@@ -103,6 +103,29 @@ def test_deep_json_is_named_as_such(client) -> None:
             assert "deeper than 32 levels" in body["detail"]
 
 
+
+def test_bodies_read_as_the_standard_library_reads_them(app) -> None:
+    """Bodies are parsed by orjson, and what it refuses by json (api/http.py): the same data, the
+    same errors, nesting counted only when the brackets could reach the limit."""
+    from api.errors import BadRequestBody
+    from api.http import load_body
+    from api.schemas import MOVE_REQUEST
+
+    nested = {"type": "x", "deep": [[[[1]]]]}
+    for raw in ('{"move": {"type": "roll"}, "version": 3}', '{"move": {"n": NaN, "big": 123456789012345678901234567890}}',
+                json.dumps({"move": nested}),
+                '{"move": 1, "move": 2}'):
+        with app.test_request_context("/", method="POST", data=raw, content_type="application/json"):
+            data = load_body(MOVE_REQUEST)
+        assert json.dumps(data) == json.dumps(MOVE_REQUEST.load(json.loads(raw)))
+    for raw, detail in (('{"move": 1', "not valid JSON"), ("[1]", "JSON object"),
+                        ('{"move": ' + "[" * 33 + "]" * 33 + "}", "deeper than 32")):
+        with (app.test_request_context("/", method="POST", data=raw, content_type="application/json"),
+              pytest.raises(BadRequestBody) as refused):
+            load_body(MOVE_REQUEST)
+        assert detail in str(refused.value)
+
+
 HEADER_TEXT = st.text(st.characters(min_codepoint=1, max_codepoint=0xFF, exclude_characters="\r\n"),
                       max_size=300)
 

@@ -168,3 +168,53 @@ def test_access_lines_are_written_as_the_generic_formatter_writes_them() -> None
                                                 "path": "/v1/games", "status": 200, "duration_ms": 1.25,
                                                 "client": "127.0.0.1"})
     assert JsonLines(**style).format(record) == OrjsonFormatter(**style).format(record)
+
+
+def test_access_line_written_directly_is_the_formatters_line(app) -> None:
+    """With Coven's JSON handler as the one handler (production), `log_access` writes the line
+    itself (api/logs.py): the same fields, in the same order, as JsonLines writes for its record."""
+    import io
+
+    from api.logs import JsonLines, _sole_handler, access_log, configure_logging
+
+    configure_logging("INFO")
+    handler = next(h for h in logging.getLogger().handlers if getattr(h, "_coven", False))
+    others = [h for h in logging.getLogger().handlers if h is not handler]
+    stream, handler.stream = handler.stream, io.StringIO()
+    saved_level = access_log.level
+    access_log.setLevel(logging.INFO)
+    for other in others:  # pytest's capture handlers: they would send the line through logging
+        logging.getLogger().removeHandler(other)
+    try:
+        assert _sole_handler() is handler
+        app.test_client().get("/v1/games/cube", headers={"X-Request-ID": "direct-1"})
+        written = [json.loads(text) for text in handler.stream.getvalue().splitlines()]
+    finally:
+        handler.stream = stream
+        access_log.setLevel(saved_level)
+        for other in others:
+            logging.getLogger().addHandler(other)
+    line = next(each for each in written if each.get("request_id") == "direct-1")
+    record = access_log.makeRecord(access_log.name, logging.INFO, __file__, 0, "%s %s %s",
+                                   ("GET", "/v1/games/cube", 200), None, extra={
+                                       "request_id": "direct-1", "method": "GET", "route": "/v1/games/<game_id>",
+                                       "path": "/v1/games/cube", "status": 200,
+                                       "duration_ms": line["duration_ms"], "client": line["client"]})
+    expected = json.loads(JsonLines("{levelname}{name}{message}", style="{",
+                                    rename_fields={"levelname": "level", "name": "logger"},
+                                    timestamp="time").format(record))
+    assert list(line) == list(expected)
+    assert {k: v for k, v in line.items() if k != "time"} == {k: v for k, v in expected.items() if k != "time"}
+    assert datetime.fromisoformat(line["time"]).tzinfo is not None and line["duration_ms"] >= 0
+
+
+def test_made_request_ids_are_version_4_uuids() -> None:
+    import uuid
+
+    from api.logs import new_request_id
+
+    for _ in range(200):
+        made = new_request_id()
+        assert len(made) == 32 and uuid.UUID(hex=made).version == 4 and uuid.UUID(hex=made).hex == made
+        assert uuid.UUID(hex=made).variant == uuid.RFC_4122
+    assert len({new_request_id() for _ in range(1000)}) == 1000
