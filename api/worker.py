@@ -11,7 +11,10 @@ before it forks, so each turn starts warm instead of importing them.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import sys
 from typing import Any
 
 from redis import Redis
@@ -26,6 +29,20 @@ from api.config import Config
 #: How much lower the CPU priority of a bots-only turn is (a `nice` increment).
 BOTS_ONLY_NICENESS = 10
 
+#: Linux's prctl option that signals a process when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Ask Linux for SIGTERM when the process that started us dies, even by SIGKILL: a pool's
+    workers must not outlive a killed pool (the supervisor starts a new one), serving queues forever."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # it died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
 
 class BotWorker(Worker):
     """RQ's forking worker; the work horse of a bots-only turn lowers its own CPU priority."""
@@ -34,6 +51,7 @@ class BotWorker(Worker):
         # A short time to live makes an idle worker's heartbeat frequent enough for /readyz.
         kwargs.setdefault("worker_ttl", Config.from_env().WORKER_TTL_SECONDS)
         super().__init__(*args, **kwargs)
+        die_with_parent()
 
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """Work without RQ's scheduler process: bot turns are never scheduled for later (the pool

@@ -203,8 +203,11 @@ def test_make_run_restarts_whichever_process_is_killed(devserver: DevServer) -> 
     started = [pid for name in ("redis", "web", "worker", "sweeper") for pid in devserver.pids(name)]
     for name in ("redis", "web", "worker", "sweeper"):
         killed = devserver.pids(name)[-1]
+        orphans = descendants(killed)  # e.g. the worker pool's workers
         os.kill(killed, signal.SIGKILL)
         devserver.wait_for(lambda name=name: len(devserver.pids(name)) == 2, f"{name} is restarted")
+        devserver.wait_for(lambda orphans=orphans: not [pid for pid in orphans if alive(pid)],
+                           f"the processes {name} started die with it")
         assert f"coven: {name} (pid {killed}) killed by SIGKILL" in devserver.output
         # (a killed gunicorn's orphaned worker may answer for a second before it notices)
         current = devserver.wait_for(lambda: devserver.request("GET", f"/v1/matches/{created['id']}")[1],
