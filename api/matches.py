@@ -259,7 +259,7 @@ def play(match_id: str) -> Response:
     `Idempotency-Key` header makes a retry return the first response without playing twice.
     """
     svc = service()
-    caller = svc.caller(match_id, bearer_token())
+    caller = svc.mover(match_id, bearer_token())
     if caller.seat is None:  # before any precondition: 401, not 412, without a token
         raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
     header_version = if_match_version()

@@ -24,12 +24,14 @@ def command_calls(redis) -> dict[str, int]:
 
 
 def test_a_move_is_one_read_and_one_script(app_with, redis) -> None:
-    """Its Redis commands (rate limits off: their counters are scripts too): the caller's read,
-    one script, and no transaction; what the script runs is counted by Redis as well."""
-    client = app_with(RATE_LIMITS_ENABLED=False).test_client()
-    match_id, tokens = duel(client)
-    mover = view(client, match_id)["to_act"]
-    mine = view(client, match_id, tokens[mover])
+    """Its Redis commands (rate limits off: their counters are scripts too), in a process that
+    has not read the match: the caller's read, one script, and no transaction; what the script
+    runs is counted by Redis as well."""
+    reader = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    client = app_with(RATE_LIMITS_ENABLED=False).test_client()  # another process: it read nothing
+    match_id, tokens = duel(reader)
+    mover = view(reader, match_id)["to_act"]
+    mine = view(reader, match_id, tokens[mover])
     redis.config_resetstat()
     response = play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"])
     assert response.status_code == 200
@@ -41,6 +43,24 @@ def test_a_move_is_one_read_and_one_script(app_with, redis) -> None:
     assert after["version"] == mine["version"] + 1
     assert {key: value for key, value in response.get_json().items() if key != "seats"} == {
         key: value for key, value in after.items() if key != "seats"}
+
+
+def test_a_move_after_the_seats_read_is_one_script(app_with, redis) -> None:
+    """The process read the match for the mover a moment ago: the move is decided on that read,
+    and the script alone checks it is still current (no read of the match)."""
+    client = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    match_id, tokens = duel(client)
+    mover = view(client, match_id)["to_act"]
+    mine = view(client, match_id, tokens[mover])
+    redis.config_resetstat()
+    response = play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"])
+    assert response.status_code == 200
+    calls = command_calls(redis)
+    assert calls.get("evalsha", 0) + calls.get("eval", 0) == 1
+    assert "get" not in calls and "hgetall" not in calls
+    after = view(client, match_id, tokens[mover])
+    assert response.get_json() == after  # presence included: the mover seen now, the other as read
+    assert after["version"] == mine["version"] + 1
 
 
 def test_a_move_decided_on_a_read_that_went_stale_is_decided_again(app, client, redis) -> None:
@@ -59,6 +79,53 @@ def test_a_move_decided_on_a_read_that_went_stale_is_decided_again(app, client, 
         svc.play(also_stale, mine["legal_moves"][-1])
     assert redis.llen(log_key(match_id)) == played
     assert view(client, match_id)["version"] == mine["version"] + 1
+
+
+def test_a_kept_read_never_refuses_a_move_a_fresh_one_allows(app_with, redis) -> None:
+    """Another process moved after this one kept its read: the next seat's move, which the kept
+    read would refuse (not its turn, an unknown version), is decided on a fresh read and played;
+    what the fresh read refuses is refused, with nothing written."""
+    here = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    there = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    match_id, tokens = duel(here)
+    first = view(here, match_id)["to_act"]
+    mine = view(here, match_id, tokens[first])  # kept here, at this version
+    second = 1 - first
+    view(here, match_id, tokens[second])
+    assert play(there, match_id, tokens[first], mine["legal_moves"][0], mine["version"]).status_code == 200
+    theirs = view(there, match_id, tokens[second])
+    assert theirs["to_act"] == second
+    played = redis.llen(log_key(match_id))
+    refused = play(here, match_id, tokens[first], mine["legal_moves"][-1])  # decided on the fresh read
+    assert refused.status_code == 403 and refused.get_json()["to_act"] == second
+    stale = play(here, match_id, tokens[first], mine["legal_moves"][-1], mine["version"])
+    assert stale.status_code == 409 and stale.get_json()["current_version"] == theirs["version"]
+    assert redis.llen(log_key(match_id)) == played
+    answered = play(here, match_id, tokens[second], theirs["legal_moves"][0], theirs["version"])
+    assert answered.status_code == 200 and answered.get_json()["version"] == theirs["version"] + 1
+
+
+def test_a_kept_read_lasts_a_second_and_only_for_a_seat(app_with, redis) -> None:
+    """Only a seat's read is kept (a spectator cannot move), and only for PRESENCE_SECONDS: the
+    presence a move's answer shows is never older than a fresh read's precision."""
+    from api.service.commands import PRESENCE_SECONDS
+    from api.service.recent import RecentReads
+
+    application = app_with(RATE_LIMITS_ENABLED=False)
+    client, svc = application.test_client(), application.extensions["coven"]
+    match_id, tokens = duel(client)
+    view(client, match_id)
+    assert svc.recent.get(match_id) is None
+    view(client, match_id, tokens[0])
+    assert svc.recent.get(match_id) is not None
+    assert svc.recent._reads.ttl == PRESENCE_SECONDS
+    short = RecentReads(0.05)
+    short.keep(match_id, *svc.recent.get(match_id))
+    assert short.get(match_id) is not None
+    import time
+
+    time.sleep(0.1)
+    assert short.get(match_id) is None
 
 
 def test_an_idempotent_retry_is_replayed_not_played_again(client, redis) -> None:

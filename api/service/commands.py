@@ -38,11 +38,13 @@ from api.service.errors import (
     NotCreator,
     NotYourTurn,
     PreconditionFailed,
+    ServiceError,
     TimeRanOut,
     Unauthorized,
     VersionConflict,
 )
 from api.service.model import Caller, Loaded, MoveResult, Presence
+from api.service.recent import RecentReads
 from api.service.rendering import RenderedViews
 from api.service.tokens import hash_token, new_token, seat_of_token
 from api.storage import Store
@@ -74,6 +76,8 @@ class MatchService:
         self.bots = BotScheduler(queues, self.store, config)
         #: The version-fixed part of the views this process rendered (bounded).
         self.views = RenderedViews()
+        #: The match each seat's read of the last second found: the base of a move that follows it.
+        self.recent = RecentReads(PRESENCE_SECONDS)
         #: The process's one pub/sub subscription, shared by its waits (connects on first use).
         self.notifications = Notifications(notification_redis(config))
 
@@ -110,7 +114,23 @@ class MatchService:
         loaded = self.look(match_id)
         seat = seat_of_token(loaded.record, token)
         loaded.presence = self._saw(match_id, seat, loaded.presence)
+        if seat is not None:
+            self.recent.keep(match_id, loaded.record.stored, loaded.presence)
         return loaded.seen_by(seat)
+
+    def mover(self, match_id: str, token: str | None) -> Caller:
+        """`caller` for a move: from this process's read of the last second when the token holds
+        a seat in it (`Caller.kept`: `play` checks it), else read now."""
+        kept = self.recent.get(match_id)
+        if kept is None or token is None:
+            return self.caller(match_id, token)
+        record = MatchRecord.from_stored(match_id, kept[0])
+        try:
+            seat = seat_of_token(record, token)
+        except Unauthorized:  # perhaps a seat taken since: a fresh read says
+            return self.caller(match_id, token)
+        loaded = _decoded(record)
+        return Caller(record, loaded.game, loaded.state, seat, presence=kept[1], kept=True)
 
     # changing ------------------------------------------------------------------------------
 
@@ -236,18 +256,28 @@ class MatchService:
                     if stored["fingerprint"] != request_digest:
                         raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
                     return MoveResult(stored["body"], stored["version"], replayed=True)
-            base = loaded.record.version
+            base, listed_as = loaded.record.version, loaded.record.status
             writes = storage.WriteRecorder()
             try:
                 result, after = self._decide_move(writes, loaded, seat, move_data, version, version_from_header,
                                                   idem, request_digest)
             except TimeRanOut:
+                if loaded.kept:
+                    loaded = self.look(match_id)
+                    continue
                 self.ensure_progress(self.load(match_id))
                 raise
-            then = self._followups(after, moved_by=SeatType.HUMAN, done=base)  # `done`: its clock's deadline
+            except ServiceError:
+                if loaded.kept:  # refused on a read kept from before: only a fresh one may refuse it
+                    loaded = self.look(match_id)
+                    continue
+                raise
+            then = self._followups(after, moved_by=SeatType.HUMAN, done=base,  # `done`: its clock's deadline
+                                   relist=after.record.status != listed_as)
             if self.store.compare_and_set(match_id, base, writes, (idem,) if idem else (), then):
                 break
             loaded = self.look(match_id)  # it moved on meanwhile: decide again on what is there now
+        self.recent.keep(match_id, after.record.stored, after.presence)
         self._schedule_bot(after)
         return result
 
@@ -616,8 +646,9 @@ class MatchService:
         self._schedule_bot(loaded)
 
     def _followups(self, loaded: Loaded, moved_by: SeatType | None = None,
-                   done: int | None = None) -> storage.WriteRecorder:
-        """The writes that follow a saved change: the lobby, the waiters' notification, the move's
+                   done: int | None = None, relist: bool = True) -> storage.WriteRecorder:
+        """The writes that follow a saved change: the lobby (unless `relist` is False: the change
+        left its status, so its listing, as it was), the waiters' notification, the move's
         metrics, and forgetting the due turn at `done` (now over)."""
         record = loaded.record
         writes = storage.WriteRecorder()
@@ -625,7 +656,7 @@ class MatchService:
             self.store.unmark_due(record.id, done, writes)
         if moved_by is not None:
             metrics.queue_move(writes, record.game, moved_by, record.status == MatchStatus.FINISHED)
-        self.store.queue_after_write(writes, record)
+        self.store.queue_after_write(writes, record, relist)
         return writes
 
     def _expect_turn(self, loaded: Loaded) -> None:

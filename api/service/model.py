@@ -28,6 +28,8 @@ class Loaded:
     game: Game
     state: State
     presence: Presence | None = field(default=None, kw_only=True)
+    #: Read by this process a moment ago (`RecentReads`), not now: the match may have moved on.
+    kept: bool = field(default=False, kw_only=True)
 
     @property
     def to_act(self) -> int | None:
