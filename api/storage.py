@@ -350,9 +350,11 @@ class Store:
         self.queue_after_write(writes, record)
         self.send(writes)
 
-    def queue_after_write(self, writes: WriteRecorder, record: MatchRecord) -> None:
-        """Queue what follows a saved change of `record`: its lobby indices, its notification."""
-        self._queue_index(writes, record)
+    def queue_after_write(self, writes: WriteRecorder, record: MatchRecord, relist: bool = True) -> None:
+        """Queue what follows a saved change of `record`: its lobby indices (unless `relist` is False:
+        its status and visibility are as they were), its notification."""
+        if relist:
+            self._queue_index(writes, record)
         writes.publish(channel_for(record.id), json.dumps({"kind": "match", "version": record.version}))
 
     def index(self, record: MatchRecord) -> None:

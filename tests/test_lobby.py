@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from api_support import create
+from api_support import create, play_out
 
 from api import storage
 from api.records import MatchRecord
@@ -51,6 +51,17 @@ def test_status_changes_move_a_match_between_indices(client, run_bots) -> None:
     client.post(f"/v1/matches/{waiting['id']}/join")
     assert ids(client.get("/v1/matches?status=waiting")) == []
     assert ids(client.get("/v1/matches?status=active&game=witches")) == [waiting["id"]]
+
+
+def test_moves_keep_a_match_listed_and_the_last_one_unlists_it(client, redis) -> None:
+    """A move that leaves the status as it was leaves the lobby alone (its listing is unchanged);
+    the one that ends the match takes it out of every index (finished matches are not listed)."""
+    created = create(client, "witches", HUMANS)
+    joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
+    assert ids(client.get("/v1/matches?status=active&game=witches")) == [created["id"]]
+    play_out(client, created["id"], {0: created["token"], 1: joined["token"]})
+    assert ids(client.get("/v1/matches?status=active")) == ids(client.get("/v1/matches")) == []
+    assert not any(redis.zscore(key, created["id"]) for key in redis.keys("coven:lobby:*") + [storage.INDEX_KEY])
 
 
 def test_expired_matches_leave_every_index(client, redis) -> None:
