@@ -247,7 +247,7 @@ class MatchService:
         if seat is None:
             raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
         idem = storage.idempotency_key(match_id, seat, idempotency_key) if idempotency_key else None
-        request_digest = fingerprint({"move": move_data, "version": version})
+        request_digest = fingerprint({"move": move_data, "version": version}) if idem else ""
         loaded: Loaded = caller
         while True:
             if idem is not None:
