@@ -238,11 +238,12 @@ class MatchService:
     ) -> MoveResult:
         """Apply the caller's move with compare-and-set; replay the stored response of a retried key.
 
-        The move is decided on the match as the caller read it, and saved by one script that
-        writes only if the match is still at that version (and, with an Idempotency-Key, only if
-        no response is stored under it); when it moved on, the match is read again and the move
-        decided anew. Without a race, on a single Redis: the caller's read and the save, with
-        the lobby, the metrics and the notification in the same script."""
+        The move is decided on the match as the caller read it (now, or `kept` by this process a
+        moment ago: see `mover`), and saved by one script that writes only if the match is still
+        at that version (and, with an Idempotency-Key, only if no response is stored under it);
+        when it moved on, or a kept read refuses the move, the match is read again and the move
+        decided anew. Without a race, on a single Redis: the save alone after a kept read, with
+        the metrics, the notification and any change of the lobby in the same script."""
         match_id, seat = caller.record.id, caller.seat
         if seat is None:
             raise Unauthorized("send your seat token as 'Authorization: Bearer <token>' to move")
