@@ -137,29 +137,26 @@ def app_with(config, redis):
 
 
 @contextlib.contextmanager
-def devserver(redis_url: str, **settings: object) -> Iterator[str]:
-    """A dev server (the Procfile's processes, as `make run` starts them) on a free port, with
-    limits no test reaches and `settings` in its environment; yields its base URL. Its output
-    goes to a file, not a pipe: an unread pipe fills up and blocks the server mid-test."""
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
-           **{name: str(value) for name, value in {**UNTHROTTLED, **settings}.items()}}
+def serving(command: list[str], env: dict[str, str], port: int, ready: str = "/readyz") -> Iterator[str]:
+    """Run `command`, a web server on `port`, for the block; yields its base URL once `ready`
+    answers 200, and stops it with SIGTERM after (failing if it does not stop). Its output goes
+    to a file, not a pipe: an unread pipe fills up and blocks the server mid-test."""
+    url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as output:
-        server = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
-                                  stdout=output, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 30
             while True:
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+                    with urllib.request.urlopen(f"{url}{ready}", timeout=1) as answer:
                         if answer.status == 200:
                             break
                 except OSError:
                     if time.monotonic() > deadline or server.poll() is not None:
                         output.seek(0)
-                        pytest.fail("the dev server did not come up:\n" + output.read().decode(errors="replace"))
+                        pytest.fail(f"{command[2]} did not come up:\n" + output.read().decode(errors="replace"))
                     time.sleep(0.2)
-            yield f"http://127.0.0.1:{port}"
+            yield url
         finally:
             server.send_signal(signal.SIGTERM)
             try:
@@ -167,6 +164,17 @@ def devserver(redis_url: str, **settings: object) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 raise
+
+
+@contextlib.contextmanager
+def devserver(redis_url: str, **settings: object) -> Iterator[str]:
+    """A dev server (the Procfile's processes, as `make run` starts them) on a free port, with
+    limits no test reaches and `settings` in its environment; yields its base URL."""
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
+           **{name: str(value) for name, value in {**UNTHROTTLED, **settings}.items()}}
+    with serving([sys.executable, "-m", "api.devserver"], env, port) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

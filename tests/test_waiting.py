@@ -6,22 +6,18 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from conftest import UNTHROTTLED, free_port
+from conftest import UNTHROTTLED, free_port, serving
 from redis import Redis
 
 from api.storage import channel_for
 
-ROOT = Path(__file__).resolve().parent.parent
 WAITERS = 300
 
 
@@ -33,27 +29,9 @@ def web(redis_url: str) -> Iterator[str]:
            "WEB_CONNECTIONS": "2000", **{name: str(value) for name, value in UNTHROTTLED.items()}}
     env.pop("QUEUE_REDIS_URL", None)
     env.pop("REDIS_CLUSTER", None)
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py",
-                               "--bind", f"127.0.0.1:{port}", "wsgi:app"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/healthz", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("gunicorn did not come up")
-                time.sleep(0.2)
+    command = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "wsgi:app"]
+    with serving(command, env, port, ready="/healthz") as url:
         yield url
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 def call(url: str, method: str = "GET", body: dict | None = None, token: str | None = None) -> dict:
