@@ -23,12 +23,9 @@ def command_calls(redis) -> dict[str, int]:
             - int(value.get("rejected_calls", 0)) for name, value in stats.items()}
 
 
-def test_a_move_is_one_read_and_one_script(app_with, redis) -> None:
-    """Its Redis commands (rate limits off: their counters are scripts too), in a process that
-    has not read the match: the caller's read, one script, and no transaction; what the script
-    runs is counted by Redis as well."""
-    reader = app_with(RATE_LIMITS_ENABLED=False).test_client()
-    client = app_with(RATE_LIMITS_ENABLED=False).test_client()  # another process: it read nothing
+def counted_move(reader, client, redis) -> tuple[dict, dict, dict[str, int]]:
+    """A seat reads its view through `reader` and moves through `client`: the move's answer, the
+    view after it, and the Redis commands the move ran (one script, no transaction, checked)."""
     match_id, tokens = duel(reader)
     mover = view(reader, match_id)["to_act"]
     mine = view(reader, match_id, tokens[mover])
@@ -38,10 +35,20 @@ def test_a_move_is_one_read_and_one_script(app_with, redis) -> None:
     calls = command_calls(redis)
     assert calls.get("evalsha", 0) + calls.get("eval", 0) == 1
     assert not {"watch", "multi", "exec", "time"} & set(calls)
-    assert calls["get"] == 1 and calls["hgetall"] == 2  # the caller's read: the match, its presence, the bot's progress
     after = view(client, match_id, tokens[mover])
     assert after["version"] == mine["version"] + 1
-    assert {key: value for key, value in response.get_json().items() if key != "seats"} == {
+    return response.get_json(), after, calls
+
+
+def test_a_move_is_one_read_and_one_script(app_with, redis) -> None:
+    """Its Redis commands (rate limits off: their counters are scripts too), in a process that
+    has not read the match: the caller's read, one script, and no transaction; what the script
+    runs is counted by Redis as well."""
+    reader = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    client = app_with(RATE_LIMITS_ENABLED=False).test_client()  # another process: it read nothing
+    answer, after, calls = counted_move(reader, client, redis)
+    assert calls["get"] == 1 and calls["hgetall"] == 2  # the caller's read: the match, its presence, the bot's progress
+    assert {key: value for key, value in answer.items() if key != "seats"} == {
         key: value for key, value in after.items() if key != "seats"}
 
 
@@ -49,18 +56,9 @@ def test_a_move_after_the_seats_read_is_one_script(app_with, redis) -> None:
     """The process read the match for the mover a moment ago: the move is decided on that read,
     and the script alone checks it is still current (no read of the match)."""
     client = app_with(RATE_LIMITS_ENABLED=False).test_client()
-    match_id, tokens = duel(client)
-    mover = view(client, match_id)["to_act"]
-    mine = view(client, match_id, tokens[mover])
-    redis.config_resetstat()
-    response = play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"])
-    assert response.status_code == 200
-    calls = command_calls(redis)
-    assert calls.get("evalsha", 0) + calls.get("eval", 0) == 1
+    answer, after, calls = counted_move(client, client, redis)
     assert "get" not in calls and "hgetall" not in calls
-    after = view(client, match_id, tokens[mover])
-    assert response.get_json() == after  # presence included: the mover seen now, the other as read
-    assert after["version"] == mine["version"] + 1
+    assert answer == after  # presence included: the mover seen now, the other as read
 
 
 def test_a_move_decided_on_a_read_that_went_stale_is_decided_again(app, client, redis) -> None:
