@@ -139,9 +139,8 @@ def init_app(app: Flask, config: Config) -> Limiter:
         application_limits=[lambda: current_app.config["RATE_LIMIT_READ"]],
         application_limits_exempt_when=_not_a_read,
     )
-    for endpoint, (policy, setting, counted) in POLICIES.items():
-        if not config.RATE_LIMITS_ENABLED:  # a disabled limiter still evaluates a decorated view's limits
-            break
+    # (only when enabled: a disabled limiter still evaluates a decorated view's limits)
+    for endpoint, (policy, setting, counted) in POLICIES.items() if config.RATE_LIMITS_ENABLED else ():
         limit = limiter.shared_limit(
             _setting(setting), scope=policy, key_func=KEY_FUNCTIONS[counted],
         )

@@ -262,16 +262,12 @@ class MatchService:
             try:
                 result, after = self._decide_move(writes, loaded, seat, move_data, version, version_from_header,
                                                   idem, request_digest)
-            except TimeRanOut:
-                if loaded.kept:
-                    loaded = self.look(match_id)
-                    continue
-                self.ensure_progress(self.load(match_id))
-                raise
-            except ServiceError:
+            except ServiceError as error:
                 if loaded.kept:  # refused on a read kept from before: only a fresh one may refuse it
                     loaded = self.look(match_id)
                     continue
+                if isinstance(error, TimeRanOut):
+                    self.ensure_progress(self.load(match_id))
                 raise
             then = self._followups(after, moved_by=SeatType.HUMAN, done=base,  # `done`: its clock's deadline
                                    relist=after.record.status != listed_as)
