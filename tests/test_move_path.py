@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from api_support import auth, create, play, view
 
+from api.service.commands import PRESENCE_SECONDS
 from api.service.errors import NotYourTurn, VersionConflict
+from api.service.recent import RecentReads
 from api.storage import log_key
 
 
@@ -106,9 +110,6 @@ def test_a_kept_read_never_refuses_a_move_a_fresh_one_allows(app_with, redis) ->
 def test_a_kept_read_lasts_a_second_and_only_for_a_seat(app_with, redis) -> None:
     """Only a seat's read is kept (a spectator cannot move), and only for PRESENCE_SECONDS: the
     presence a move's answer shows is never older than a fresh read's precision."""
-    from api.service.commands import PRESENCE_SECONDS
-    from api.service.recent import RecentReads
-
     application = app_with(RATE_LIMITS_ENABLED=False)
     client, svc = application.test_client(), application.extensions["coven"]
     match_id, tokens = duel(client)
@@ -116,12 +117,10 @@ def test_a_kept_read_lasts_a_second_and_only_for_a_seat(app_with, redis) -> None
     assert svc.recent.get(match_id) is None
     view(client, match_id, tokens[0])
     assert svc.recent.get(match_id) is not None
-    assert svc.recent._reads.ttl == PRESENCE_SECONDS
+    assert svc.recent.seconds == PRESENCE_SECONDS
     short = RecentReads(0.05)
     short.keep(match_id, *svc.recent.get(match_id))
     assert short.get(match_id) is not None
-    import time
-
     time.sleep(0.1)
     assert short.get(match_id) is None
 

@@ -25,6 +25,7 @@ class RecentReads:
     """The latest read of each match this process made (bytes as stored, presence), for `seconds`."""
 
     def __init__(self, seconds: float, entries: int = ENTRIES):
+        self.seconds = seconds
         self._reads: TTLCache[str, tuple[bytes, Presence]] = TTLCache(maxsize=entries, ttl=seconds)
         self._lock = threading.Lock()  # cachetools' caches are not thread-safe
 
@@ -40,7 +41,3 @@ class RecentReads:
         """The match's kept read, if this process made one in the last `seconds`."""
         with self._lock:
             return self._reads.get(match_id)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._reads)
