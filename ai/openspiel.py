@@ -193,11 +193,12 @@ class CovenSpielState(pyspiel.State):  # type: ignore[misc]
 
 
 class PlayoutEvaluator(py_mcts.Evaluator):  # type: ignore[misc]
-    """OpenSpiel's random-rollout evaluator at the game's own speed: one `Game.playout`.
+    """OpenSpiel's random-rollout evaluator at the game's own speed: one `Game.random_playout`.
 
-    For a game whose playout is uniformly random moves and chance (witches), this is
-    distributionally `RandomRolloutEvaluator(1)`, without numpy's per-step overhead,
-    so the comparison measures OpenSpiel's tree search, not its rollout loop.
+    Distributionally `RandomRolloutEvaluator(1)` (uniformly random moves and chance),
+    without numpy's per-step overhead, so the comparison measures OpenSpiel's tree
+    search, not its rollout loop. (Coven's search plays `Game.playout`, which may
+    know the game: at witches it keeps the trump.)
     """
 
     def __init__(self, rng: random.Random) -> None:
@@ -205,7 +206,7 @@ class PlayoutEvaluator(py_mcts.Evaluator):  # type: ignore[misc]
 
     def evaluate(self, state: CovenSpielState) -> np.ndarray:
         game = state.get_game().coven
-        return np.array(game.playout(state.coven_state.clone(), self.rng))
+        return np.array(game.random_playout(state.coven_state.clone(), self.rng))
 
     def prior(self, state: CovenSpielState) -> list[tuple[int, float]]:
         if state.is_chance_node():

@@ -255,10 +255,20 @@ class Game(Generic[S, M]):
     def playout(self, state: S, rng: random.Random) -> tuple[float, ...]:
         """Play to the end with the game's default policy (and sampled chance); return `returns`.
 
-        Mutates `state`. The default policy is uniformly random legal moves.
-        Games may override with a faster equivalent, or with a cheap "heavy"
-        policy that knows the game (e.g. gather when you can), which makes the
-        search's estimates better; it must only ever play legal moves.
+        Mutates `state`. The default policy is uniformly random legal moves
+        (`random_playout`). Games may override with a faster equivalent, or with
+        a cheap "heavy" policy that knows the game (e.g. gather when you can),
+        which makes the search's estimates better; it must only ever play legal
+        moves.
+        """
+        return self.random_playout(state, rng)
+
+    def random_playout(self, state: S, rng: random.Random) -> tuple[float, ...]:
+        """Play uniformly random legal moves (and sampled chance) to the end; return `returns`.
+
+        Mutates `state`. What a plain random-rollout evaluator does, whatever
+        policy `playout` plays: a baseline for searches that are not Coven's
+        (the OpenSpiel comparison). Games may override with a faster equivalent.
         """
         while True:
             player = self.current_player(state)

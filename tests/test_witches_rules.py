@@ -601,7 +601,7 @@ def test_calibration_random_winner_scores_about_69() -> None:
     best = []
     for _ in range(400):
         s = GAME.new_state(4)
-        GAME.playout(s, rng)
+        GAME.random_playout(s, rng)
         best.append(max(GAME.outcome(s).scores))
     mean = sum(best) / len(best)
     assert 63 <= mean <= 75, mean
@@ -621,11 +621,12 @@ def test_cards_are_conserved_at_every_step(n: int, seed: int, wheel: str) -> Non
 def test_fast_playout_from_any_state_ends_consistently(n: int, seed: int, cut: float) -> None:
     trajectory = [state for state, _ in random_game(n, seed)]
     start = trajectory[int(cut * (len(trajectory) - 1))]
-    fast, slow = start.clone(), start.clone()
+    fast, kept, slow = start.clone(), start.clone(), start.clone()
     rng = random.Random(seed)
-    returns = GAME.playout(fast, rng)
-    Game.playout(GAME, slow, rng)
-    for end in (fast, slow):
+    returns = GAME.random_playout(fast, rng)
+    kept_returns = GAME.playout(kept, rng)
+    Game.random_playout(GAME, slow, rng)
+    for end in (fast, kept, slow):
         assert GAME.current_player(end) == TERMINAL
         assert_conserved(end)
         assert sum(h for h in end.hands) == 0
@@ -633,13 +634,14 @@ def test_fast_playout_from_any_state_ends_consistently(n: int, seed: int, cut: f
         assert end.tricks[: len(start.tricks)] == start.tricks
         assert GAME.decode(json.loads(json.dumps(GAME.encode(end)))) == end
     assert returns == GAME.returns(fast)
+    assert kept_returns == GAME.returns(kept)
 
 
 def test_fast_and_generic_playouts_agree_in_distribution() -> None:
     rng = random.Random(5)
     start = dealt(4, seed=5)
     stats = {}
-    for label, play in (("fast", GAME.playout), ("generic", lambda s, r: Game.playout(GAME, s, r))):
+    for label, play in (("fast", GAME.random_playout), ("generic", lambda s, r: Game.random_playout(GAME, s, r))):
         wins = [0] * 4
         total = 0.0
         for _ in range(300):
@@ -655,18 +657,20 @@ def test_fast_and_generic_playouts_agree_in_distribution() -> None:
         assert abs(a - b) < 60  # ~4.5 standard deviations of a 300-game win count
 
 
-def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
+def checked_playout(state: WitchesState, rng: random.Random, keep_trump: bool = False) -> WitchesState:
     """The fast playout's game through the checked path: every transition by `apply`.
 
     It draws from `rng` exactly as `fast.playout` does: an index `r * k >> 32`, r
     the next word of `fast.random_words`, into the pile's cards (a list, in the playout's order) and into the cards of
     the hand to play (in card order), and the trump decision as a random card of
-    the trick (the winner's own: keep).
+    the trick (the winner's own: keep), or with `keep_trump`, no draw and a keep.
     """
     words = iter(fast.random_words(state, rng))
     n = state.n
     pile = cards_of(state.pile)
-    if state.phase == DECIDE:  # a decision left open: keep, or one of the cards just captured
+    if state.phase == DECIDE and keep_trump:
+        state = GAME.apply(state, Keep())
+    elif state.phase == DECIDE:  # a decision left open: keep, or one of the cards just captured
         choices = cards_of(state.won)
         pick = next(words) * (len(choices) + 1) >> 32
         state = GAME.apply(state, Trump(choices[pick - 1]) if pick else Keep())
@@ -681,7 +685,9 @@ def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
         elif state.phase == PLAY:
             hand = cards_of(state.hands[state.turn])
             move = Play(hand[next(words) * len(hand) >> 32])
-        else:  # DECIDE after a trick played here
+        elif keep_trump:  # DECIDE after a trick played here
+            move = Keep()
+        else:
             _, trick, winner = state.tricks[-1]
             pick = trick[next(words) * n >> 32]
             own = trick[(winner - state.tricks[-1][0]) % n]
@@ -690,17 +696,31 @@ def checked_playout(state: WitchesState, rng: random.Random) -> WitchesState:
     return state
 
 
+@pytest.mark.parametrize("keep_trump", [False, True])
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
-def test_fast_playout_is_the_checked_rules_on_every_game(n: int) -> None:
+def test_fast_playout_is_the_checked_rules_on_every_game(n: int, keep_trump: bool) -> None:
     """W4–W14 once: from any state, the fast playout ends exactly where the checked rules end it."""
     for seed in range(150):
         trajectory = [state for state, _ in random_game(n, seed, ("decreasing", "increasing")[seed % 2])]
         start = trajectory[(seed * 7919) % len(trajectory)] if seed % 3 else trajectory[0]
-        fast = start.clone()
-        returns = GAME.playout(fast, random.Random(seed))
-        checked = checked_playout(start.clone(), random.Random(seed))
-        assert fast == checked, (n, seed)
+        ours = start.clone()
+        returns = fast.playout(ours, random.Random(seed), keep_trump)
+        checked = checked_playout(start.clone(), random.Random(seed), keep_trump)
+        assert ours == checked, (n, seed, keep_trump)
         assert returns == GAME.returns(checked)
+
+
+def test_w11_the_search_playout_keeps_every_trump() -> None:
+    """The search's playout (`WitchesGame.playout`) never gives a captured witch up: the trump
+    card it starts with is the one it ends with, and nothing captured goes to the discard pile."""
+    for n in (2, 4):
+        for seed in range(20):
+            s = dealt(n, seed=seed)
+            trump = s.trump
+            GAME.playout(s, random.Random(seed))
+            assert s.trump == trump
+            played = [card for _, trick, _ in s.tricks for card in trick]
+            assert sum(c.bit_count() for c in s.captured) == len(played) - len(s.tricks)
 
 
 @pytest.mark.skipif(sys.byteorder != "little", reason="the words are read in the machine's byte order")

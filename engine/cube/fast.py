@@ -1,6 +1,6 @@
 """The search's fast path and a hand policy: a tight playout, and the careful player.
 
-`playout` is distributionally the generic loop of `Game.playout` (uniform legal
+`playout` is distributionally the generic loop of `Game.random_playout` (uniform legal
 moves, or with `careful` the careful player's, chance sampled object by object)
 but runs whole turns on local variables and writes the turn record (`t_*`) back
 only at the end. It shares the fall probability, the penalty split and the

@@ -80,6 +80,10 @@ class CubeGame(Game[CubeState, CubeMove]):
         """The careful player's choices and sampled chance to the end, in place (`fast.playout`)."""
         return fast.playout(state, rng, careful=True)
 
+    def random_playout(self, state: CubeState, rng: random.Random) -> tuple[float, ...]:
+        """Uniformly random choices and sampled chance to the end, in place (`fast.playout`)."""
+        return fast.playout(state, rng, careful=False)
+
     def heuristic_move(self, state: CubeState, rng: random.Random) -> CubeMove:
         """The careful player's move (`fast.careful_move`): the search tries it first."""
         return fast.careful_move(state)

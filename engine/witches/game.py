@@ -81,8 +81,12 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     # search ------------------------------------------------------------------
 
     def playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random play to the end, in place (`fast.playout`)."""
-        return fast.playout(state, rng)
+        """Uniformly random cards to the end, every trump kept (W11), in place (`fast.playout`)."""
+        return fast.playout(state, rng, True)
+
+    def random_playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
+        """Uniformly random cards and trump decisions to the end, in place (`fast.playout`)."""
+        return fast.playout(state, rng, False)
 
     def named_policies(self) -> Mapping[str, Callable[[WitchesState, random.Random], WitchesMove]]:
         """The simple hand-written player (`policy.policy_move`), a baseline on the ladder."""
