@@ -3,7 +3,7 @@
 Modules, vocabulary first: `cards` (cards, colours, bit masks, the wheel's
 tables), `moves` (value objects, JSON), `state` (the state and its snapshots),
 `rules` (transitions, legal moves, checks, the end), `views` (views, log,
-determinization), `fast` (the search's random playout), `game` (the protocol).
+determinization), `fast` (the search's playouts), `game` (the protocol).
 """
 
 from engine.witches.cards import card_name, cards_of, mask_of, parse_card

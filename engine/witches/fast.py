@@ -3,8 +3,8 @@
 `playout` is distributionally the generic loop of `Game.random_playout` (uniform
 legal moves, uniform chance, a trump decision uniform over keep + each captured
 card), or, with `keep_trump` (the search's playout, `WitchesGame.playout`), the
-same with every trump decision a keep. It keeps hands and captures as bit masks in local variables, and writes the
-final state back at the end. Compiled (setup.py), the `cython.locals`
+same with every trump decision a keep. It keeps hands and captures as bit masks
+in local variables, and writes the final state back at the end. Compiled (setup.py), the `cython.locals`
 declarations make those masks C integers (54 cards fit in 64 bits) and the
 hands and captures C arrays; from source they are Python ints and lists. Both
 draw the same random numbers: a uniform index `r * k >> 32`, r the next 32-bit
