@@ -187,12 +187,15 @@ def test_illegal_moves_name_a_rule(game: Game) -> None:
     assert caught.value.rule
 
 
+@pytest.mark.parametrize("kind", ["playout", "random_playout"])
 @pytest.mark.parametrize(("game", "n", "options"), CASES, ids=CASE_IDS)
-def test_fast_playout_ends_the_game(game: Game, n: int, options: dict) -> None:
+def test_fast_playout_ends_the_game(game: Game, n: int, options: dict, kind: str) -> None:
+    """Both playouts (the search's and the uniform baseline) end the game and return its rewards."""
     rng = random.Random(9)
+    play = getattr(game, kind)
     for _ in range(20):
         state = game.new_state(n, game.validate_options(options))
-        returns = game.playout(state, rng)
+        returns = play(state, rng)
         assert game.current_player(state) == TERMINAL
         assert returns == game.returns(state)
 
