@@ -621,19 +621,19 @@ def test_cards_are_conserved_at_every_step(n: int, seed: int, wheel: str) -> Non
 def test_fast_playout_from_any_state_ends_consistently(n: int, seed: int, cut: float) -> None:
     trajectory = [state for state, _ in random_game(n, seed)]
     start = trajectory[int(cut * (len(trajectory) - 1))]
-    fast, kept, slow = start.clone(), start.clone(), start.clone()
+    uniform, kept, slow = start.clone(), start.clone(), start.clone()
     rng = random.Random(seed)
-    returns = GAME.random_playout(fast, rng)
+    returns = GAME.random_playout(uniform, rng)
     kept_returns = GAME.playout(kept, rng)
     Game.random_playout(GAME, slow, rng)
-    for end in (fast, kept, slow):
+    for end in (uniform, kept, slow):
         assert GAME.current_player(end) == TERMINAL
         assert_conserved(end)
         assert sum(h for h in end.hands) == 0
         assert len(end.tricks) == len(trajectory[-1].tricks)
         assert end.tricks[: len(start.tricks)] == start.tricks
         assert GAME.decode(json.loads(json.dumps(GAME.encode(end)))) == end
-    assert returns == GAME.returns(fast)
+    assert returns == GAME.returns(uniform)
     assert kept_returns == GAME.returns(kept)
 
 

@@ -82,11 +82,11 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
 
     def playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random cards to the end, every trump kept (W11), in place (`fast.playout`)."""
-        return fast.playout(state, rng, True)
+        return fast.playout(state, rng, keep_trump=True)
 
     def random_playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random cards and trump decisions to the end, in place (`fast.playout`)."""
-        return fast.playout(state, rng, False)
+        return fast.playout(state, rng, keep_trump=False)
 
     def named_policies(self) -> Mapping[str, Callable[[WitchesState, random.Random], WitchesMove]]:
         """The simple hand-written player (`policy.policy_move`), a baseline on the ladder."""
