@@ -31,6 +31,7 @@ HOT_MODULES = [
     *(f"engine.{game}.{module}"
       for game in ("witches", "enchanters", "cube")
       for module in ("fast", "views", "rules", "state", "cards", "game")),
+    "engine.enchanters.sets",  # the set rule: every legal-move listing of a search
 ]
 
 

@@ -857,7 +857,9 @@ def test_e4_e5_gathering_generator_matches_brute_force():
     """Every (cards, pattern) a brute force over all declarations finds, and nothing else."""
     from itertools import product
 
-    from engine.enchanters.rules import gathering_pattern
+    from engine.enchanters.rules import (
+        declared_pattern as gathering_pattern,  # worked out, never cached
+    )
 
     rng = random.Random(5)
     for _ in range(300):
@@ -878,6 +880,25 @@ def test_e4_e5_gathering_generator_matches_brute_force():
         assert len(found) == len(expected)  # one declaration per pattern
         for cards, decl, pattern in found:
             assert gathering_pattern(cards, decl) == pattern
+
+
+def test_e5_a_listed_gathering_keeps_the_pattern_its_cards_make():
+    """`legal_moves` remembers each listed gathering's pattern for its step: always the one the
+    cards and declarations make (checked over every gathering random games list)."""
+    from engine.enchanters import rules
+
+    rng = random.Random(12)
+    for n in (2, 4):
+        s = GAME.new_state(n)
+        while not GAME.is_terminal(s):
+            if GAME.current_player(s) == CHANCE:
+                GAME.step(s, GAME.sample_chance(s, rng))
+            else:
+                GAME.step(s, rng.choice(GAME.legal_moves(s)))
+    assert rules._PATTERNS
+    for (cards, air), pattern in rules._PATTERNS.items():
+        assert pattern == rules.declared_pattern(cards, air) >= 0
+        assert rules.gathering_pattern(cards, air) == pattern
 
 
 def test_determinize_keeps_what_the_seat_knows_and_resamples_the_rest():

@@ -308,7 +308,15 @@ def _finish_payout(s: EnchantersState, seat: int, kind: int) -> None:
 
 def gathering_pattern(cards: tuple[int, ...], air: tuple[tuple[int, int, int], ...]) -> int:
     """The pattern of three cards with their Air declarations, -1 if they do not gather."""
-    x, y, z = (effective_chars(c, air) for c in cards)
+    known = _PATTERNS.get((cards, air))  # a gathering `legal_moves` listed: its pattern is known
+    return declared_pattern(cards, air) if known is None else known
+
+
+def declared_pattern(cards: tuple[int, ...], air: tuple[tuple[int, int, int], ...]) -> int:
+    """`gathering_pattern` worked out from the cards' characteristics (E1, E4, E5)."""
+    x = effective_chars(cards[0], air)
+    y = effective_chars(cards[1], air)
+    z = effective_chars(cards[2], air)
     if x is None or y is None or z is None:
         return -1
     return pattern_of(x, y, z)
@@ -472,15 +480,36 @@ def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
         return [DISCARDS[c] for c in cards_of(s.hands[s.turn])]
     if phase != ACT:
         return []
-    hand = s.hands[s.turn]
+    hand = s.hands[s.turn] & (GATHERABLE_MASK | TRICK_MASK)
     towers = s.towers
     t0, t1, t2 = towers
+    key = (hand, t0, t1, t2)
+    listed = _ACTS.get(key)
+    if listed is not None:
+        return listed[:]
+    moves = _act_moves(hand, towers)
+    if len(_ACTS) >= _ACTS_KEPT:
+        _ACTS.clear()
+    _ACTS[key] = moves
+    return moves[:]
+
+
+#: The moves of an ACT turn by (hand's gatherable and trick cards, Towers): a search lists the
+#: same hands and Towers on every visit of a node (at most `_ACTS_KEPT` kept, then forgotten)
+_ACTS: dict[tuple[int, int, int, int], list[EnchantersMove]] = {}
+_ACTS_KEPT = 20_000
+
+
+def _act_moves(hand: int, towers: list[int]) -> list[EnchantersMove]:
+    """Every gathering of `hand`'s cards with the Towers' into each Tower, each trick, pass (E6, E10–E18)."""
+    t0, t1, t2 = towers
     moves: list[EnchantersMove] = []
-    for cards, decl, _ in gatherings(hand & GATHERABLE_MASK, t0 | t1 | t2):
+    for cards, decl, pattern in gatherings(hand & GATHERABLE_MASK, t0 | t1 | t2):
         key = (cards, decl)
         into = _GATHERS.get(key)
         if into is None:
             into = _GATHERS[key] = (Gather(cards, 0, decl), Gather(cards, 1, decl), Gather(cards, 2, decl))
+            _PATTERNS[key] = pattern
         # Towers left empty by the gathering are equivalent: only the first of them is offered
         used = (1 << cards[0]) | (1 << cards[1]) | (1 << cards[2])
         empty_offered = False
@@ -501,6 +530,8 @@ def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
 
 #: Gather moves by (cards, declarations), into Towers 0-2: made once (legal_moves runs in every search)
 _GATHERS: dict[tuple[tuple[int, int, int], tuple[Declaration, ...]], tuple[Gather, Gather, Gather]] = {}
+#: The pattern of each gathering in `_GATHERS` (a gathering's step then need not work it out again)
+_PATTERNS: dict[tuple[tuple[int, ...], tuple[Declaration, ...]], int] = {}
 
 
 def chance_outcomes(s: EnchantersState) -> list[tuple[EnchantersMove, float]]:
@@ -705,7 +736,7 @@ def outcome(s: EnchantersState) -> Outcome | None:
 def returns(s: EnchantersState) -> tuple[float, ...]:
     """1 for a winner; a loser gets LOSER_POINTS_SHARE x points / 15 (below 0.1)."""
     winners = s.winners
-    return tuple(
-        1.0 if p in winners else LOSER_POINTS_SHARE * min(points(s, p), 14) / 15
-        for p in range(s.n)
-    )
+    out = []
+    for p in range(s.n):  # a loop, not a generator: compiled, it runs without one
+        out.append(1.0 if p in winners else LOSER_POINTS_SHARE * min(points(s, p), 14) / 15)
+    return tuple(out)

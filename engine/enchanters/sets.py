@@ -7,6 +7,8 @@ determined by the other two.
 
 from __future__ import annotations
 
+import cython
+
 from engine.enchanters.cards import (
     AIR_FIRST,
     AIR_MASK,
@@ -110,11 +112,16 @@ _TWO_AIRS = {
 }
 
 
+@cython.locals(hand=cython.ulonglong, towers=cython.ulonglong, avail=cython.ulonglong, n=cython.int,
+               x=cython.int, y=cython.int, i=cython.int, j=cython.int, k=cython.int, w=cython.int,
+               aspect=cython.int, p=cython.int, q=cython.int, r=cython.int, w1=cython.int, w2=cython.int,
+               wanted=cython.int, pattern=cython.int, regs=list, airs=list, out=list, row_c=list, row_p=list)
 def gatherings(hand: CardSet, towers: CardSet) -> list[Gathering]:
     """Every gathering from these cards with at least one card from `hand` (E4–E6).
 
     Equivalent Air declarations are deduplicated: one canonical declaration per
-    set of three cards and pattern.
+    set of three cards and pattern. (Compiled, the masks and indices are C integers: the search
+    lists a sample's moves on every visit of a node.)
     """
     avail = hand | towers
     regs = cards_of(avail & ENCHANTER_MASK)

@@ -145,10 +145,19 @@ class EnchantersState(State):
 
     def recount(self) -> None:
         """Recompute the derived per-seat totals from `objects` and `ng`."""
-        self.obj_points = [
-            sum(code & 7 for code in objs) + ng for objs, ng in zip(self.objects, self.ng, strict=True)
-        ]
-        self.stones = [sum(1 for code in objs if code & 7 == STONE) for objs in self.objects]
+        obj_points = []
+        stones = []
+        for objs, ng in zip(self.objects, self.ng, strict=True):  # loops: every sample recounts
+            total = ng
+            held = 0
+            for code in objs:
+                total += code & 7
+                if code & 7 == STONE:
+                    held += 1
+            obj_points.append(total)
+            stones.append(held)
+        self.obj_points = obj_points
+        self.stones = stones
 
     def card_places(self) -> int:
         """OR of every place a card can be (for conservation checks); Proxima in front counts."""

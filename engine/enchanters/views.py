@@ -374,6 +374,14 @@ def _fits(codes: list[int], caps: list[int], max_stones: int) -> bool:
     return stones <= max_stones
 
 
+def _all_fit(objects: list[list[int]], checks: list[tuple[int, list[int], int]]) -> bool:
+    """Does every checked seat's deal keep within its `object_limits` (`_fits`)?"""
+    for p, caps, stones in checks:  # noqa: SIM110 (a loop, not all(generator): compiled, no generator object)
+        if not _fits(objects[p], caps, stones):
+            return False
+    return True
+
+
 def _object_dealer(s: EnchantersState, seat: int) -> _Dealer | None:
     """Deals others' object values and the piles' contents into a copy of `s` (None when no other
     seat holds an object): the values not known to `seat` are dealt anew pile by pile, and only so
@@ -407,9 +415,10 @@ def _object_dealer(s: EnchantersState, seat: int) -> _Dealer | None:
         for _ in range(_REJECTION_TRIES):
             for _q, base, slots, values in shuffled:
                 _shuffle(values, rand, len(slots))
-                for (p, i), v in zip(slots, values, strict=False):
-                    objects[p][i] = base + v
-            if not checks or all(_fits(objects[p], caps, stones) for p, caps, stones in checks):
+                for k in range(len(slots)):  # by index: the pool has more values than slots
+                    p, i = slots[k]
+                    objects[p][i] = base + values[k]
+            if _all_fit(objects, checks):
                 for q, _base, slots, values in shuffled:
                     counts = [0] * (MAX_VALUE + 1)
                     for v in values[len(slots):]:
