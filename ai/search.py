@@ -35,8 +35,6 @@ from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
-#: With a game heuristic, a node gets its k-th move once visited k**2 / WIDENING times.
-WIDENING = 1.0
 #: Read the clock once every this many iterations (a power of two).
 CHECK_EVERY = 8
 
@@ -153,7 +151,7 @@ def search(
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
-    widening = WIDENING
+    widening = game.search_widening  # with a heuristic: the k-th move after k**2 / widening visits
     log_table = _LOG_TABLE
     inverse_root = _INVERSE_ROOT
     table_size = len(log_table)

@@ -279,6 +279,10 @@ class Game(Generic[S, M]):
             else:
                 self.step(state, rng.choice(self.legal_moves(state)))
 
+    #: With a heuristic move, how soon the search opens a node's other moves: its k-th once the
+    #: node was visited k**2 / search_widening times (larger: sooner).
+    search_widening: float = 1.0
+
     def heuristic_move(self, state: S, rng: random.Random) -> M | None:
         """A cheap sensible move for the player to act, or None when the game has no such policy.
 

@@ -233,6 +233,20 @@ def test_a_heuristic_widens_the_node_progressively() -> None:
     assert len(plain.visits) == 4
 
 
+class _WideHighestCardToy(_HighestCardToy):
+    """The same toy, opening a node's other moves four times sooner (`Game.search_widening`)."""
+
+    search_widening = 4.0
+
+
+def test_a_game_sets_how_soon_the_search_widens() -> None:
+    """`search_widening` 4: the k-th move after k**2 / 4 visits, so 4 visits open every move."""
+    state, seat = _leading_decision(_HighestCardToy())
+    narrow = search(_HighestCardToy(), state, seat, random.Random(0), iterations=4, stop_early=False)
+    wide = search(_WideHighestCardToy(), state, seat, random.Random(0), iterations=4, stop_early=False)
+    assert len(narrow.visits) < len(wide.visits) == 4
+
+
 def test_the_search_overrules_a_bad_heuristic() -> None:
     """The heuristic only orders the search: here it suggests 0H, which loses, and 4S still wins."""
     game = _HighestCardToy()

@@ -78,6 +78,11 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
         fast.playout(state, rng)
         return rules.returns(state)
 
+    #: Open a node's other moves four times sooner than the default: the greedy move is a good
+    #: first try, not often the best one. `hard` (3,000 simulations) against `easy` went from
+    #: 0.588 to 0.657 over the same 600 games (README, Bots).
+    search_widening = 4.0
+
     def heuristic_move(self, state: EnchantersState, rng: random.Random) -> EnchantersMove:
         """The greedy playout policy's move (`fast.policy_move`)."""
         return fast.policy_move(state, rng)
