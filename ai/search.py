@@ -2,8 +2,7 @@
 
 One tree per decision, seen from the searching seat. Each iteration samples a
 determinization (a full state consistent with what the seat knows), walks the
-tree choosing among the moves legal in *that* sample (as `Game.search_moves`
-lists them: moves no player could tell apart given once) with UCB1 using
+tree choosing among the moves legal in *that* sample with UCB1 using
 availability counts, samples chance outcomes without making nodes for them,
 expands one untried move, finishes with the game's fast playout and
 credits each node with the reward of the seat who moved into it, so any
@@ -145,8 +144,7 @@ def search(
     # local aliases: attribute lookups are the loop's main overhead besides the game itself
     determinize = game.determinizer(state, seat)
     current_player = game.current_player
-    # the moves tried: `search_moves` when the game folds moves alike (else legal_moves, one call less)
-    legal_moves = game.search_moves if type(game).search_moves is not Game.search_moves else game.legal_moves
+    legal_moves = game.legal_moves
     step = game.step
     sample_chance = game.sample_chance
     playout = game.playout

@@ -283,15 +283,6 @@ class Game(Generic[S, M]):
     #: node was visited k**2 / search_widening times (larger: sooner).
     search_widening: float = 1.0
 
-    def search_moves(self, state: S) -> list[M]:
-        """The legal moves a search tries at `state`: all of them unless some are alike to the
-        player to act (the same draw among cards nobody has seen, say), given here once each.
-
-        Every move listed must be legal; a search's visits then go to one move of each kind
-        instead of being split among moves no player could tell apart.
-        """
-        return self.legal_moves(state)
-
     def heuristic_move(self, state: S, rng: random.Random) -> M | None:
         """A cheap sensible move for the player to act, or None when the game has no such policy.
 

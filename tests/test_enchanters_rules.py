@@ -27,7 +27,6 @@ from engine.enchanters.cards import (
     cards_of,
     mask_of,
 )
-from engine.enchanters import rules
 from engine.enchanters.rules import points, update_master
 from engine.enchanters.sets import chars_of, gatherings, pattern_of
 from engine.enchanters.state import (
@@ -557,21 +556,6 @@ def test_e20_elemental_master_moves_between_players():
     assert u.master == 1
     u = play(u, {"type": "discard", "card": "elemental-fire"})
     assert u.master == -1  # back to the supply
-
-
-def test_e9_a_search_takes_one_of_the_face_down_cards_dealt_from_one_deck():
-    """Face-down cards nobody has seen, dealt from the same deck, are the same draw: a search
-    lists one take of them (the first spot), the greedy move as that take."""
-    take_0, take_1, take_3 = (GAME.move_from_json({"type": "take", "spot": i}) for i in (0, 1, 3))
-    s = build(phase="take", table=["hat-silver-water", "hat-silver-fire", "hat-silver-earth", "star-gold-fire"])
-    assert len(GAME.legal_moves(s)) == 4 and GAME.search_moves(s) == [take_0, take_3]
-    assert {GAME.heuristic_move(s, random.Random(k)) for k in range(30)} <= {take_0, take_3}
-    s.reshuffled = (mask_of([card("hat-silver-fire")]),)  # spot 1 dealt from the deck a reshuffle made
-    assert GAME.search_moves(s) == [take_0, take_1, take_3]
-    assert rules.search_move(s, GAME.move_from_json({"type": "take", "spot": 2})) == take_0
-    s.phase = PHASES["discard"]
-    s.hands[0] = mask_of([card("hat-silver-water"), card("star-gold-earth")])
-    assert GAME.search_moves(s) == GAME.legal_moves(s)  # only takes are folded
 
 
 def test_e21_fifteen_points_wins_at_once_mid_turn():

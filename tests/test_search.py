@@ -247,22 +247,6 @@ def test_a_game_sets_how_soon_the_search_widens() -> None:
     assert len(narrow.visits) < len(wide.visits) == 4
 
 
-class _FoldingToy(_HighestCardToy):
-    """The same toy, listing for a search only the first of the legal moves."""
-
-    def search_moves(self, state: ToyState) -> list[Play]:
-        return self.legal_moves(state)[:1]
-
-
-def test_a_search_tries_the_moves_its_game_lists_for_searches() -> None:
-    """`Game.search_moves`: the search's tree holds only the moves it lists, and plays one."""
-    game = _FoldingToy()
-    state, seat = _leading_decision(game)
-    assert len(game.legal_moves(state)) > 1
-    found = search(game, state, seat, random.Random(0), iterations=50, stop_early=False)
-    assert list(found.visits) == game.search_moves(state) == [found.move]
-
-
 def test_the_search_overrules_a_bad_heuristic() -> None:
     """The heuristic only orders the search: here it suggests 0H, which loses, and 4S still wins."""
     game = _HighestCardToy()

@@ -83,13 +83,9 @@ class EnchantersGame(Game[EnchantersState, EnchantersMove]):
     #: of 600 games before, 0.657 on the same seeds after, 0.605 of `make strength`'s 400 (README).
     search_widening = 4.0
 
-    def search_moves(self, state: EnchantersState) -> list[EnchantersMove]:
-        """One take of the face-down cards dealt from the same deck (`rules.search_moves`)."""
-        return rules.search_moves(state)
-
     def heuristic_move(self, state: EnchantersState, rng: random.Random) -> EnchantersMove:
-        """The greedy playout policy's move (`fast.policy_move`), as `search_moves` lists it."""
-        return rules.search_move(state, fast.policy_move(state, rng))
+        """The greedy playout policy's move (`fast.policy_move`)."""
+        return fast.policy_move(state, rng)
 
     def named_policies(self) -> Mapping[str, Callable[[EnchantersState, random.Random], EnchantersMove]]:
         """The greedy player the playouts use (`fast.policy_move`), a baseline on the ladder."""

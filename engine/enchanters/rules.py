@@ -471,50 +471,6 @@ def advance(s: EnchantersState) -> None:
 # --- moves and chance ----------------------------------------------------------------
 
 
-def deal_group(s: EnchantersState, card: int) -> int:
-    """Which deck a hidden card was last dealt from: 0 for the deck of the last reshuffle, 1 for
-    the one before, ..., len(s.reshuffled) for the first deck (public, as `views.card_groups`)."""
-    reshuffled = s.reshuffled
-    k = len(reshuffled)
-    for i in range(k):
-        if reshuffled[k - 1 - i] >> card & 1:
-            return i
-    return k
-
-
-def search_moves(s: EnchantersState) -> list[EnchantersMove]:
-    """`legal_moves`, with one take of the face-down cards dealt from the same deck (E9): nobody
-    has seen them, so taking one or another of them is the same draw."""
-    phase = s.phase
-    if phase not in (TAKE1, TAKE2):
-        return legal_moves(s)
-    table = s.table
-    moves = []
-    groups = 0  # bit g: a face-down card of deal group g is listed
-    for i in range(FACE_UP_SPOT):
-        if table[i] >= 0:
-            g = deal_group(s, table[i]) if s.reshuffled else 0
-            if not groups >> g & 1:
-                groups |= 1 << g
-                moves.append(TAKES[i])
-    if table[FACE_UP_SPOT] >= 0:
-        moves.append(TAKES[FACE_UP_SPOT])
-    return moves
-
-
-def search_move(s: EnchantersState, move: EnchantersMove) -> EnchantersMove:
-    """The move of `search_moves` that stands for the legal `move` (a face-down take: the first
-    face-down spot dealt from the same deck)."""
-    if s.phase not in (TAKE1, TAKE2) or move.type != "take" or move.spot == FACE_UP_SPOT:
-        return move
-    table = s.table
-    g = deal_group(s, table[move.spot]) if s.reshuffled else 0
-    for i in range(move.spot):
-        if table[i] >= 0 and (deal_group(s, table[i]) if s.reshuffled else 0) == g:
-            return TAKES[i]
-    return move
-
-
 def legal_moves(s: EnchantersState) -> list[EnchantersMove]:
     """The moves of the player to act (empty at chance and at the end)."""
     phase = s.phase
