@@ -10,9 +10,10 @@ number of players works.
 
 When the game offers a heuristic (`Game.heuristic_move`), a node expands the
 heuristic's move first and widens progressively: its k-th move only after
-about k²/w visits (w: the game's `search_widening`, 1 by default). Without it, a node with 30 moves would be judged by 30 mostly
-random moves before UCB could prefer any, and a small budget would play worse
-than the playout policy it runs on.
+about k²/w visits (w: the game's `search_widening`, 1 by default). Without
+it, a node with 30 moves would be judged by 30 mostly random moves before UCB
+could prefer any, and a small budget would play worse than the playout policy
+it runs on.
 
 Nodes keep statistics only; the sample is stepped in place with the
 unchecked `Game.step`.
