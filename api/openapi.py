@@ -218,6 +218,11 @@ def build_spec(app: Flask) -> APISpec:
             "status": 429, "detail": "rate limit create-per-minute (20 per 1 minute) reached; retry later",
             "instance": "/v1/matches", "policy": "create-per-minute"}}},
     })
+    spec.components.response("UriTooLong", {
+        "description": "The request line (method, path and query) is longer than 4,094 bytes: the HTTP "
+                       "server (gunicorn's `limit_request_line`) answers before the API reads it",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    })
     spec.components.example("MatchView", {"summary": "a seat's view", "value": MATCH_VIEW_EXAMPLE})
     spec.components.example(
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
@@ -251,6 +256,7 @@ def build_spec(app: Flask) -> APISpec:
             document = declared.to_openapi()
             if rule.rule.startswith("/v1/"):  # every request there counts against a rate limit
                 document["responses"].setdefault(429, "TooManyRequests")
+            document["responses"].setdefault(414, "UriTooLong")
             paths.setdefault(_openapi_path(rule.rule), {})[method.lower()] = document
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)

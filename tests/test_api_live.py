@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -75,3 +76,14 @@ def test_engine_verify_checks_a_finished_match_by_its_url(live_api: str) -> None
                              text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.startswith("ok:")
+
+
+def test_a_request_line_over_the_limit_gets_the_documented_414(live_api: str) -> None:
+    """gunicorn refuses a request line over 4,094 bytes before the API reads it: 414, as the
+    OpenAPI document says of every operation."""
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{live_api}/v1/games?padding={'a' * 5000}", timeout=10)
+    assert refused.value.code == 414
+    with urllib.request.urlopen(f"{live_api}/openapi.json", timeout=10) as answer:
+        document = json.loads(answer.read())
+    assert "414" in document["paths"]["/v1/games"]["get"]["responses"]

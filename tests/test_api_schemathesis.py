@@ -17,10 +17,14 @@ import pytest
 from conftest import ROOT, devserver
 
 #: Valid by the document yet refused by the state of the match (412: If-Match names an older
-#: version) or by the rules (422: an illegal move, a seat count the game does not allow).
+#: version) or by the rules (422: an illegal move, a seat count the game does not allow); invalid,
+#: and refused by the HTTP server for a request line over its limit (414, on every operation).
 CONFIG = """
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "429"]
+
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "414", "415", "422", "428", "429", "5xx"]
 """
 MAX_EXAMPLES = 8
 
