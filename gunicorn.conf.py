@@ -18,6 +18,9 @@ worker_class = "gevent"
 #: Connections (waiting clients included) one worker holds at most.
 worker_connections = int(os.environ.get("WEB_CONNECTIONS", "10000"))
 timeout = 60
+#: gunicorn's default, named here because the OpenAPI document promises it: a longer request line
+#: (method, path and query) gets gunicorn's 414 before the app sees it.
+limit_request_line = 4094
 keepalive = 5
 backlog = 4096
 # Event streams and long-polls end at once on SIGTERM (see post_worker_init), so a worker
