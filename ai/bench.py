@@ -89,7 +89,7 @@ def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: 
         "search_vs_determinized": round(iterations_per_s / sampled_per_s, 3),
     }
     if hard:
-        level = get_level("hard")
+        level = get_level("hard", game.info.id)
         started = time.perf_counter()
         choose_move(game, state, seat, level, random.Random(3))
         row["hard_seconds"] = round(time.perf_counter() - started, 3)
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     results = run(games, args.iterations, args.playouts, not args.no_hard)
     write_report(args.output, started, compiled=compiled,
                  budget={"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
-                         "hard": get_level("hard").to_json()},
+                         "hard": {game.info.id: get_level("hard", game.info.id).to_json() for game in games}},
                  games=results)
 
 

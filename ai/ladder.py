@@ -12,6 +12,7 @@ written to `ai/ratings.json`, which `GET /v1/games` shows beside each level.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ai.arena import Policy, play_match
-from ai.levels import LEVELS, Level
+from ai.levels import levels_for
 from engine.core import AnyGame, Move, Seat, State
 from engine.registry import all_games, get_game
 
@@ -150,7 +151,7 @@ def participants(game: AnyGame) -> dict[str, Policy]:
     depend on how busy the machine was that ran the ladder.
     """
     players: dict[str, Policy] = {
-        name: Level(name, level.iterations, 0.0, level.description) for name, level in LEVELS.items()
+        name: dataclasses.replace(level, seconds=0.0) for name, level in levels_for(game.info.id).items()
     }
     for name in game.named_policies():
         players[name] = NamedPolicy(name)

@@ -2,6 +2,7 @@
 
 A level caps a search both by iterations and by wall time, whichever comes
 first; the match descriptor shows the level as JSON so players know what they face.
+A game may play a level its own way (`GAME_LEVELS`): `GET /v1/games` shows each game's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ class Level:
     iterations: int
     seconds: float
     description: str
+    #: "ismcts" (ai.search: the tree) or "halving" (ai.halving: paired sequential halving at the root)
+    method: str = "ismcts"
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""
@@ -39,13 +42,32 @@ _ALL = (
 #: Every level by name, weakest first.
 LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 
+#: Levels a game plays otherwise than the defaults, by game id. The Enchanters' Gathering's `hard`:
+#: one level of greedy playouts judged its root moves as well as the tree did, and paired halving
+#: over three times the playouts beat `easy` 0.653 of 400 games (the tree: 0.605) and random 0.890
+#: of 200 (0.885), in 0.35-0.65 s a move (README, Bots).
+GAME_LEVELS: dict[str, dict[str, Level]] = {
+    "enchanters": {
+        "hard": Level("hard", 9000, 1.0, "Paired sequential halving of the root moves: 9,000 playouts or 1 s.",
+                      method="halving"),
+    },
+}
+
 #: The level of a bot seat created without one.
 DEFAULT_LEVEL = "medium"
 
 
-def get_level(name: str) -> Level:
-    """The level called `name`; KeyError for an unknown name."""
+def levels_for(game_id: str) -> dict[str, Level]:
+    """Every level as the game `game_id` plays it, weakest first."""
+    own = GAME_LEVELS.get(game_id, {})
+    return {name: own.get(name, level) for name, level in LEVELS.items()}
+
+
+def get_level(name: str, game_id: str | None = None) -> Level:
+    """The level called `name` (as the game `game_id` plays it, when given); KeyError for an
+    unknown name."""
     try:
-        return LEVELS[name]
+        level = LEVELS[name]
     except KeyError:
         raise KeyError(f"unknown bot level {name!r}; known: {', '.join(LEVELS)}") from None
+    return GAME_LEVELS.get(game_id, {}).get(name, level) if game_id is not None else level

@@ -95,15 +95,21 @@ def choose_move(
     on_progress: Callable[[Progress], None] | None = None,
     progress_every: float = 0.25,
 ) -> M:
-    """The move `level` plays for `seat` in `state`: random, forced, or the ISMCTS choice."""
+    """The move `level` (a name: as this game plays it) makes for `seat` in `state`: random,
+    forced, or the choice of its search method."""
     if isinstance(level, str):
-        level = get_level(level)
+        level = get_level(level, game.info.id)
     legal = _legal_for(game, state, seat)
     if len(legal) == 1 or (level.iterations <= 0 and level.seconds <= 0):
         move = legal[0] if len(legal) == 1 else rng.choice(legal)
         if on_progress is not None:
             on_progress(Progress(0, 0.0, move, 0))
         return move
+    if level.method == "halving":
+        from ai.halving import halving_search  # imports this module's results: not at the top
+
+        return halving_search(game, state, seat, rng, level.iterations, level.seconds,
+                              on_progress=on_progress, progress_every=progress_every).move
     return search(
         game, state, seat, rng,
         iterations=level.iterations, seconds=level.seconds,

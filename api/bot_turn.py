@@ -33,7 +33,7 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     if turn is None or turn.seat is None:
         return {"match": match_id, "version": version, "played": False, "reason": "stale"}
     record, game, seat = turn.record, turn.game, turn.seat
-    level = get_level(turn.level_of(seat))
+    level = get_level(turn.level_of(seat), record.game)
     started = time.time()
     service.report_bot(match_id, version, {"status": BotStatus.THINKING, "iterations": 0, "elapsed": 0.0,
                                            "best_visits": 0, "best_move": "", "started": repr(started)})

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from ai.ladder import load_ratings
-from ai.levels import LEVELS
+from ai.levels import levels_for
 from api import schemas
 from api.contract import Reply, operation
 from engine.core import Game
@@ -34,7 +34,7 @@ def describe(game: Game) -> dict[str, Any]:
         "options": [spec.to_json() for spec in info.options],
         "bot_levels": [
             {**level.to_json(), "rating": RATINGS.get(info.id, {}).get("ratings", {}).get(level.name)}
-            for level in LEVELS.values()
+            for level in levels_for(info.id).values()
         ],
     }
 
