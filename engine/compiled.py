@@ -28,6 +28,7 @@ _OURS = ("engine.", "ai.")
 #: game its playout (`fast`), sampler (`views`), rules, state, cards and the `Game` adapter.
 HOT_MODULES = [
     "ai.search",
+    "ai.halving",  # enchanters hard: its loop around the playouts
     *(f"engine.{game}.{module}"
       for game in ("witches", "enchanters", "cube")
       for module in ("fast", "views", "rules", "state", "cards", "game")),

@@ -3,7 +3,8 @@
 The test process runs the compiled modules; a subprocess with `COVEN_PURE_PYTHON=1`
 runs the same searches from the .py files. Same seed, same iteration cap: every
 game, at its minimum, middle and maximum player count, from the start and from
-the middle of a game, must give the same visits and values per root move.
+the middle of a game, must give the same visits and values per root move, in the tree search
+and in paired halving.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from ai.bench import player_counts, positions
+from ai.halving import halving_search
 from ai.search import search
 from engine import all_games, compiled
 
@@ -44,6 +46,12 @@ def searches() -> dict[str, Any]:
                     "iterations": result.iterations,
                     "visits": {key(m): v for m, v in result.visits.items()},
                     "values": {key(m): v for m, v in result.values.items()},
+                }
+                halved = halving_search(game, state, seat, random.Random(SEED), ITERATIONS)
+                out[f"{game.info.id} {n}p {name} halving"] = {
+                    "move": key(halved.move),
+                    "visits": {key(m): v for m, v in halved.visits.items()},
+                    "values": {key(m): v for m, v in halved.values.items()},
                 }
     return out
 
