@@ -45,7 +45,7 @@ LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 #: Levels a game plays otherwise than the defaults, by game id. The Enchanters' Gathering's `hard`:
 #: one level of greedy playouts judged its root moves as well as the tree did, and paired halving
 #: over three times the playouts beat `easy` 0.652 of 400 games (the tree: 0.605) and random 0.890
-#: of 200 (0.885), in 0.35-0.65 s a move (README, Bots).
+#: of 200 (0.885), in 0.35-0.8 s a move (README, Bots).
 GAME_LEVELS: dict[str, dict[str, Level]] = {
     "enchanters": {
         "hard": Level("hard", 9000, 1.0, "Paired sequential halving of the root moves: 9,000 playouts or 1 s.",
