@@ -32,6 +32,7 @@ def halving_search(
 ) -> SearchResult[M]:
     """The move of `seat` in `state` that survives halving within `iterations` playouts (and
     `seconds` of wall time when above 0: a round cut short judges the moves on the worlds it had).
+    Every round plays at least one world, so a budget below the moves times the rounds is overspent.
 
     `visits` counts each move's playouts, `values` its mean reward for the seat."""
     legal = game.legal_moves(state)
