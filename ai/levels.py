@@ -66,8 +66,8 @@ def levels_for(game_id: str) -> dict[str, Level]:
 def get_level(name: str, game_id: str | None = None) -> Level:
     """The level called `name` (as the game `game_id` plays it, when given); KeyError for an
     unknown name."""
+    levels = LEVELS if game_id is None else levels_for(game_id)
     try:
-        level = LEVELS[name]
+        return levels[name]
     except KeyError:
         raise KeyError(f"unknown bot level {name!r}; known: {', '.join(LEVELS)}") from None
-    return GAME_LEVELS.get(game_id, {}).get(name, level) if game_id is not None else level
