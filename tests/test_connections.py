@@ -1,0 +1,79 @@
+"""The pooled Redis connections: the readiness check a pool makes before handing one out."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from redis import BlockingConnectionPool, Redis
+
+from api.connections import ReadinessParser, blocking_pool
+
+
+def test_an_idle_connection_is_ready_and_a_pending_reply_is_seen(redis_url: str) -> None:
+    pool = blocking_pool(redis_url)
+    connection = pool.get_connection()
+    try:
+        assert isinstance(connection._parser, ReadinessParser)
+        assert connection.can_read() is False
+        connection.send_command("PING")  # a reply nobody has read yet
+        assert _eventually(connection.can_read)
+        assert connection.read_response() == b"PONG"
+        assert connection.can_read() is False
+    finally:
+        pool.release(connection)
+        pool.disconnect()
+
+
+def test_a_connection_the_server_closed_is_replaced(redis_url: str) -> None:
+    pool = blocking_pool(redis_url)
+    client = Redis(connection_pool=pool)
+    assert client.ping()
+    client.client_kill_filter(_id=client.client_id(), skipme=False)
+    assert client.ping()  # a new connection (the closed one is refused by the check or the retry)
+    pool.disconnect()
+
+
+def test_under_gevent_the_check_never_enters_the_event_loop(redis_url: str) -> None:
+    """Monkey-patched as in gunicorn's gevent workers: the check uses the system's poll."""
+    script = textwrap.dedent(f"""
+        from gevent import monkey; monkey.patch_all()
+        import select
+        from api.connections import blocking_pool
+        from redis import Redis
+        pool = blocking_pool({redis_url!r})
+        client = Redis(connection_pool=pool)
+        client.ping()
+        def refuse(*args, **kwargs):
+            raise AssertionError("gevent's poll was used")
+        select.poll = refuse  # gevent's, patched in: a readiness check through it would fail
+        for _ in range(5):
+            assert client.ping()
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_other_pools_keep_redis_py_parser(redis_url: str) -> None:
+    plain = BlockingConnectionPool.from_url(redis_url)
+    connection = plain.get_connection()
+    try:
+        assert not isinstance(connection._parser, ReadinessParser)
+    finally:
+        plain.release(connection)
+        plain.disconnect()
+
+
+def _eventually(check, tries: int = 200) -> bool:
+    """True once `check()` is (the reply takes a moment to arrive on loopback)."""
+    import time
+
+    for _ in range(tries):
+        if check():
+            return True
+        time.sleep(0.005)
+    return False
+
+
