@@ -61,7 +61,8 @@ RESULTS = ROOT / "bench" / "results" / "http.json"
 
 
 def bare_app() -> Any:
-    """Flask + Redis at their cheapest: one HGETALL of a small hash, answered as JSON."""
+    """Flask + Redis as anyone would write them: one HGETALL of a small hash, answered as JSON,
+    through a stock redis-py client (not Coven's pools and their cheaper readiness check)."""
     from flask import Flask, jsonify
     from redis import Redis
 
