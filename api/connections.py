@@ -39,8 +39,8 @@ _system_poll = get_original("select", "poll")
 class ReadinessParser(DefaultParser):  # type: ignore[misc,valid-type]
     """redis-py's reply parser, with a cheaper answer to "is anything waiting on this connection?"
 
-    A pool asks that of every connection it hands out (waiting data means a reply nobody read:
-    the connection is replaced). redis-py answers with `select.poll`, which under gevent's
+    A pool asks that of every connection it hands out (waiting data would be a reply nobody
+    read, or a closed peer). redis-py answers with `select.poll`, which under gevent's
     patch registers watchers and goes through the event loop: about a hundred microseconds of a
     request's CPU for a check that never waits. With a timeout of 0 the system's poll does not
     block either, so it answers the usual case, nothing waiting, itself; anything else (a reply

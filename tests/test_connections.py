@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 
 from redis import BlockingConnectionPool, Redis
 
@@ -68,8 +69,6 @@ def test_other_pools_keep_redis_py_parser(redis_url: str) -> None:
 
 def _eventually(check, tries: int = 200) -> bool:
     """True once `check()` is (the reply takes a moment to arrive on loopback)."""
-    import time
-
     for _ in range(tries):
         if check():
             return True
