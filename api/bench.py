@@ -252,10 +252,16 @@ class Duel:
         self.finished = False
         #: The seat to act, as the last answer said (None: ask the public view).
         self.to_act: int | None = joined.get("to_act")
+        #: The last move's answer when it is the view of the seat to act next (the mover again).
+        self.answered: dict[str, Any] | None = None
 
     def mover_view(self, http: Http) -> dict[str, Any]:
-        """The view of the seat to act (with its legal moves): one read when the last answer named
-        that seat, as a client playing every seat would do; else the public view first."""
+        """The view of the seat to act (with its legal moves), as a client playing every seat gets
+        it: the last move's answer when that seat acts again (the answer is the mover's view),
+        else one read when the last answer named the seat to act, else the public view first."""
+        if self.answered is not None:
+            mine, self.answered = self.answered, None
+            return mine
         if self.to_act is None:
             _, public = http.request("GET", f"/v1/matches/{self.id}")
             if public["status"] == "finished":
@@ -280,6 +286,8 @@ class Duel:
             self.version = body["version"]
             self.finished = body["status"] == "finished"
             self.to_act = body.get("to_act")
+            if not self.finished and self.to_act == body["you"]:
+                self.answered = body
         else:
             self.to_act = None
         return status, elapsed

@@ -12,6 +12,7 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import UnsupportedMediaType
 
 from api.errors import BadRequestBody, QueryError
+from api.loading import Load, compile_load
 from api.service import MatchService
 from api.service.errors import Unauthorized
 
@@ -30,11 +31,18 @@ def service() -> MatchService:
     return current_app.extensions["coven"]
 
 
+#: Each body schema's loader (`api.loading`), compiled on first use.
+_LOADERS: dict[Schema, Load] = {}
+
+
 def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     """The JSON object body, validated by `schema` (400 not JSON, 415 wrong type, 422 fields)."""
     raw = request.get_data(cache=True)  # raises 413 past MAX_CONTENT_LENGTH
+    load = _LOADERS.get(schema)
+    if load is None:
+        load = _LOADERS.setdefault(schema, compile_load(schema))
     if optional and not raw:  # no body at all; whitespace is not JSON
-        return schema.load({})
+        return load({})
     if not request.is_json:
         raise UnsupportedMediaType("send the body as application/json")
     try:
@@ -46,7 +54,7 @@ def load_body(schema: Schema, optional: bool = False) -> dict[str, Any]:
     # nesting deeper than MAX_JSON_DEPTH takes more opening brackets than that (counted in C)
     if raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH and _depth(data) > MAX_JSON_DEPTH:
         raise BadRequestBody(f"the body nests deeper than {MAX_JSON_DEPTH} levels")
-    return schema.load(data)
+    return load(data)
 
 
 def _parsed_by_json(raw: bytes) -> Any:

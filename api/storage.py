@@ -256,9 +256,12 @@ class Store:
             return None, {}, {}
         return record, _seen_times(seen), {text(k): text(v) for k, v in bot.items()}
 
-    def write(self, pipe: Writes, record: MatchRecord, appended: list[Any]) -> None:
+    def write(self, pipe: Writes, record: MatchRecord, appended: list[Any],
+              before: dict[str, Any] | None = None) -> None:
         """Queue (inside MULTI) the writes that store `record` and log its new version, which
-        appended `appended` (entries of `api.history`) to the history."""
+        appended `appended` (entries of `api.history`) to the history. `before` is the stored
+        version's `version_json` when the caller took it before changing the record (else it is
+        read back from the stored bytes)."""
         mid = record.id
         if record.legacy_log is not None:  # moved to the new keys, with every version it had
             versions, _ = fold_log(record.legacy_log)
@@ -266,10 +269,10 @@ class Store:
             pipe.delete(*legacy_keys(mid))
             if record.legacy_log:
                 pipe.rpush(log_key(mid), *record.legacy_log)
-        elif record.stored is not None:
-            before = MatchRecord.from_stored(mid, record.stored).version_json()
-        else:
+        elif record.stored is None:  # its first version
             before = {}
+        elif before is None:
+            before = MatchRecord.from_stored(mid, record.stored).version_json()
         ttl = self.ttl_for_status(record.status)
         stored = record.to_stored()
         pipe.set(match_key(mid), stored, ex=ttl)

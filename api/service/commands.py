@@ -576,6 +576,7 @@ class MatchService:
         and the takeover bot keeps the seat), the next clocked seat's time starts."""
         record, game = loaded.record, loaded.game
         mover = loaded.to_act
+        before = record.version_json()  # as stored: nothing changed the record yet
         try:
             state = game.apply(loaded.state, move)
         except IllegalMove as error:
@@ -599,17 +600,19 @@ class MatchService:
             record.status = MatchStatus.FINISHED
         after = Loaded(record, game, state)
         clocks.start_turn(record, after.to_act, now)
-        self._bump(pipe, after, appended)
+        self._bump(pipe, after, appended, before)
         return after
 
-    def _bump(self, pipe: storage.Writes, loaded: Loaded, appended: list[Any] | None = None) -> None:
-        """A new version of the match: note the turn it makes due, queue its writes (starts MULTI)."""
+    def _bump(self, pipe: storage.Writes, loaded: Loaded, appended: list[Any] | None = None,
+              before: dict[str, Any] | None = None) -> None:
+        """A new version of the match: note the turn it makes due, queue its writes (starts MULTI).
+        `before`: the stored version's `version_json`, when taken before the record changed."""
         record = loaded.record
         record.version += 1
         record.updated = time.time()
         self._expect_turn(loaded)
         pipe.multi()
-        self.store.write(pipe, record, appended or [])
+        self.store.write(pipe, record, appended or [], before)
 
     def _fill(self, pipe: Pipeline, loaded: Loaded) -> None:
         """After a seat was taken: start the match once none is left, and write it (starts MULTI)."""
