@@ -138,3 +138,29 @@ def test_an_idempotent_retry_is_replayed_not_played_again(client, redis) -> None
     assert view(client, match_id, tokens[mover])["version"] == mine["version"] + 1
     assert client.get(f"/v1/matches/{match_id}/log", headers=auth(tokens[mover])).get_json()["version"] == (
         mine["version"] + 1)
+
+
+def test_a_move_that_loses_its_race_leaves_no_view_of_its_version(app_with, redis) -> None:
+    """Two processes decide a move of the same seat at the same version; the one whose save loses
+    rendered its answer for a version that is never written: later views of that version, in
+    that process, show the move that was saved (the tests' eight-thread race once read the
+    loser's hand and turn from this process's rendered views)."""
+    here = app_with(RATE_LIMITS_ENABLED=False)
+    there = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    client, svc = here.test_client(), here.extensions["coven"]
+    match_id, tokens = duel(client)
+    mover = view(client, match_id)["to_act"]
+    mine = view(client, match_id, tokens[mover])
+    loser = svc.caller(match_id, tokens[mover])
+    winning, losing = mine["legal_moves"][0], mine["legal_moves"][-1]
+    assert winning != losing
+    saved = play(there, match_id, tokens[mover], winning, mine["version"])
+    assert saved.status_code == 200
+    with pytest.raises(NotYourTurn):  # decided on the stale read, its save refused, decided again: not its turn
+        svc.play(loser, losing)
+    seen_here = view(client, match_id, tokens[mover])
+    seen_there = view(there, match_id, tokens[mover])
+    assert seen_here["version"] == mine["version"] + 1
+    assert {k: v for k, v in seen_here.items() if k != "seats"} == {
+        k: v for k, v in seen_there.items() if k != "seats"}
+    assert seen_here["legal_moves"] == saved.get_json()["legal_moves"]

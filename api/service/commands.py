@@ -260,7 +260,7 @@ class MatchService:
             base, listed_as = loaded.record.version, loaded.record.status
             writes = storage.WriteRecorder()
             try:
-                result, after = self._decide_move(writes, loaded, seat, move_data, version, version_from_header,
+                result, after, rendered = self._decide_move(writes, loaded, seat, move_data, version, version_from_header,
                                                   idem, request_digest)
             except ServiceError as error:
                 if loaded.kept:  # refused on a read kept from before: only a fresh one may refuse it
@@ -274,15 +274,17 @@ class MatchService:
             if self.store.compare_and_set(match_id, base, writes, (idem,) if idem else (), then):
                 break
             loaded = self.look(match_id)  # it moved on meanwhile: decide again on what is there now
+        self.views.keep(*rendered)
         self.recent.keep(match_id, after.record.stored, after.presence)
         self._schedule_bot(after)
         return result
 
     def _decide_move(self, writes: storage.WriteRecorder, loaded: Loaded, seat: int, move_data: Any,
                      version: int | None, version_from_header: bool, idem: str | None,
-                     request_digest: str) -> tuple[MoveResult, Loaded]:
+                     request_digest: str) -> tuple[MoveResult, Loaded, tuple[Caller, dict[str, Any]]]:
         """Check `seat`'s move on `loaded` (which it changes), record the writes of the version it
-        makes on `writes` and render the mover's view of it."""
+        makes on `writes` and render the mover's view of it (its version-fixed part returned, to
+        be kept once the version is saved)."""
         record = loaded.record
         if record.status != MatchStatus.ACTIVE:
             raise NotYourTurn(f"the match is {record.status}", match_status=record.status)
@@ -304,11 +306,13 @@ class MatchService:
         after = self._commit(writes, loaded, move, now)
         if presence is not None:
             after.presence = Presence({**presence.seen, seat: seen_now}, presence.bot)
-        body = self.views.body(self.store, after.seen_by(seat))
+        viewer = after.seen_by(seat)
+        fixed = self.views.render_fixed(viewer)  # kept once saved (`play`): this move may lose its race
+        body = self.views.body(self.store, viewer, fixed=fixed)
         if idem is not None:
             record_json = {"fingerprint": request_digest, "body": body, "version": after.record.version}
             self.store.keep_response(writes, idem, record_json, self.config.IDEMPOTENCY_TTL_SECONDS)
-        return MoveResult(body, after.record.version), after
+        return MoveResult(body, after.record.version), after, (viewer, fixed)
 
     # leaving, resigning, cancelling, rematches -----------------------------------------------
 

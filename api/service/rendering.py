@@ -4,7 +4,8 @@ A view (`presentation.match_view`, dumped by `schemas.MATCH_VIEW`) is mostly fix
 by the match's version and the caller's seat: the game's view of the state, the
 legal moves, the outcome, the seats, the settings. A version never changes once
 written, so that part is dumped once and kept, in a bounded LRU keyed by (match
-id, version, seat). What changes within a version — when each seat was last
+id, version, seat) — once the version is saved: a move's answer, rendered before its
+save, is kept only when the save wins (`MatchService.play`). What changes within a version — when each seat was last
 seen, the clock's time left, the bot's progress — is put into a copy on every
 request. The body equals `MATCH_VIEW.dump(match_view(…))` (tests/test_rendering.py).
 """
@@ -40,12 +41,15 @@ class RenderedViews:
         self.dump_bot = compile_dump(schemas.BOT_ACTIVITY)
         self._dump_clock = compile_dump(schemas.CLOCK_VIEW)
 
-    def body(self, store: Store, caller: Caller, now: float | None = None) -> dict[str, Any]:
+    def body(self, store: Store, caller: Caller, now: float | None = None,
+             fixed: dict[str, Any] | None = None) -> dict[str, Any]:
         """The caller's view as `schemas.MATCH_VIEW` dumps it (its presence read now unless read
-        with it); `now` is the time the clock's time left is counted at (default: now)."""
+        with it); `now` is the time the clock's time left is counted at (default: now); `fixed`:
+        its version-fixed part when already rendered (`render_fixed`)."""
         now = time.time() if now is None else now
         record = caller.record
-        fixed = self._fixed_part(caller)
+        if fixed is None:
+            fixed = self._fixed_part(caller)
         body = dict(fixed)  # a copy: the cached dict and what it holds are never changed
         seen = caller.presence.seen if caller.presence is not None else store.last_seen(record.id)
         if seen:
@@ -65,12 +69,21 @@ class RenderedViews:
         with self._lock:
             fixed = self._fixed.get(key)
         if fixed is None:
-            fields = view_fields(caller, {}, 0.0)
-            fields["clock"] = None
-            fixed = self.dump_view(MatchView(**fields, bot=None))
-            with self._lock:
-                self._fixed[key] = fixed
+            fixed = self.render_fixed(caller)
+            self.keep(caller, fixed)
         return fixed
+
+    def render_fixed(self, caller: Caller) -> dict[str, Any]:
+        """The version-fixed part of the caller's view, rendered and not kept: a move's answer is
+        rendered before its save, which may lose a race to another move at the same version."""
+        fields = view_fields(caller, {}, 0.0)
+        fields["clock"] = None
+        return self.dump_view(MatchView(**fields, bot=None))
+
+    def keep(self, caller: Caller, fixed: dict[str, Any]) -> None:
+        """Keep the version-fixed part of a view of a saved version (`render_fixed`)."""
+        with self._lock:
+            self._fixed[(caller.record.id, caller.record.version, caller.seat)] = fixed
 
     def __len__(self) -> int:
         with self._lock:
