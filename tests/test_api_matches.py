@@ -33,7 +33,7 @@ def test_race_on_one_version_applies_exactly_once(app, duel) -> None:
     client = app.test_client()
     seat, mine = to_act(client, duel)
     moves = mine["legal_moves"]
-    threads, statuses = [], []
+    threads, statuses, played = [], [], []
     barrier = threading.Barrier(8)
 
     def racer(index: int) -> None:
@@ -41,6 +41,8 @@ def test_race_on_one_version_applies_exactly_once(app, duel) -> None:
         barrier.wait()
         response = play(local, duel["id"], duel["tokens"][seat], moves[index % len(moves)], mine["version"])
         statuses.append(response.status_code)
+        if response.status_code == 200:
+            played.append((moves[index % len(moves)], response.get_json()))
 
     for index in range(8):
         threads.append(threading.Thread(target=racer, args=(index,)))
@@ -50,6 +52,12 @@ def test_race_on_one_version_applies_exactly_once(app, duel) -> None:
     assert sorted(statuses).count(200) == 1
     assert all(status in (200, 409, 412) for status in statuses), statuses
     assert view(client, duel["id"])["version"] == mine["version"] + 1
+    # the winner's answer and every later read show the move that was saved, not a loser's
+    (move, answer), = played
+    after = view(client, duel["id"], duel["tokens"][seat])
+    assert (after["state"], after["legal_moves"]) == (answer["state"], answer["legal_moves"])
+    log = client.get(f"/v1/matches/{duel['id']}/log", headers=auth(duel["tokens"][seat])).get_json()
+    assert [entry["move"] for entry in log["entries"] if not entry["chance"]][-1] == move
 
 
 def test_idempotent_retry_returns_the_first_response(client, redis, duel) -> None:
