@@ -163,4 +163,4 @@ def test_a_move_that_loses_its_race_leaves_no_view_of_its_version(app_with, redi
     assert seen_here["version"] == mine["version"] + 1
     assert {k: v for k, v in seen_here.items() if k != "seats"} == {
         k: v for k, v in seen_there.items() if k != "seats"}
-    assert seen_here["legal_moves"] == saved.get_json()["legal_moves"]
+    assert seen_here["state"] == saved.get_json()["state"]

@@ -260,8 +260,8 @@ class MatchService:
             base, listed_as = loaded.record.version, loaded.record.status
             writes = storage.WriteRecorder()
             try:
-                result, after, rendered = self._decide_move(writes, loaded, seat, move_data, version, version_from_header,
-                                                  idem, request_digest)
+                result, after, rendered = self._decide_move(writes, loaded, seat, move_data, version,
+                                                            version_from_header, idem, request_digest)
             except ServiceError as error:
                 if loaded.kept:  # refused on a read kept from before: only a fresh one may refuse it
                     loaded = self.look(match_id)

@@ -4,10 +4,11 @@ A view (`presentation.match_view`, dumped by `schemas.MATCH_VIEW`) is mostly fix
 by the match's version and the caller's seat: the game's view of the state, the
 legal moves, the outcome, the seats, the settings. A version never changes once
 written, so that part is dumped once and kept, in a bounded LRU keyed by (match
-id, version, seat) — once the version is saved: a move's answer, rendered before its
-save, is kept only when the save wins (`MatchService.play`). What changes within a version — when each seat was last
-seen, the clock's time left, the bot's progress — is put into a copy on every
-request. The body equals `MATCH_VIEW.dump(match_view(…))` (tests/test_rendering.py).
+id, version, seat), once the version is saved (a move's answer, rendered before
+its save, is kept only when the save wins: `MatchService.play`). What changes
+within a version — when each seat was last seen, the clock's time left, the
+bot's progress — is put into a copy on every request. The body equals
+`MATCH_VIEW.dump(match_view(…))` (tests/test_rendering.py).
 """
 
 from __future__ import annotations
