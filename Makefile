@@ -24,7 +24,7 @@ compiled: $(STAMP)
 	$(BIN)/python -c "from engine.compiled import main; main()"
 
 run: compiled
-	$(BIN)/python -m api.devserver
+	$(BIN)/python -m api.runtime.devserver
 
 test: lint chromium compiled
 	$(BIN)/python -m pytest
@@ -49,13 +49,13 @@ ladder: compiled
 	$(BIN)/python -m ai.ladder --per-pair $(LADDER_GAMES)
 
 bench: compiled
-	$(BIN)/python -m ai.bench
+	$(BIN)/python -m bench.search
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
 # The web tier on loopback: waiters held, /healthz and move latency, requests/s against a bare
 # Flask + Redis endpoint, bot-turn latency, Redis bytes per match (a few minutes; bench/results/http.json).
 bench-http: $(STAMP)
-	$(BIN)/python -m api.bench
+	$(BIN)/python -m bench.http
 
 # ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
 lint: $(STAMP)
@@ -64,7 +64,7 @@ lint: $(STAMP)
 	$(BIN)/vulture
 
 openapi: $(STAMP)
-	$(BIN)/python -m api.openapi > openapi.yaml
+	$(BIN)/flask --app wsgi openapi > openapi.yaml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build

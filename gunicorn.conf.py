@@ -58,7 +58,7 @@ def post_worker_init(worker):
     gunicorn wait for the requests in flight as usual."""
     import gc
 
-    from api.drain import DRAIN
+    from api.runtime.drain import DRAIN
 
     gc.collect()
     gc.freeze()

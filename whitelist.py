@@ -28,13 +28,13 @@ _.required
 # OpenSpiel calls these on the evaluator it is given (ai/openspiel.py)
 _.evaluate
 _.prior
-# RQ runs jobs by dotted path ("api.analysis_job.run_analysis")
+# RQ runs jobs by dotted path ("api.jobs.analysis.run_analysis")
 _.run_analysis
 # marshmallow response field
 _.win_chance
 # gunicorn.conf.py's SIGTERM hook (post_worker_init) begins the drain
 _.begin
-# gunicorn serves the bench's bare endpoint by name ("api.bench:bare_app()")
+# gunicorn serves the bench's bare endpoint by name ("bench.http:bare_app()")
 _.bare_app
 # RQ calls a worker's subscribe(); the tests' burst worker overrides it
 _.subscribe

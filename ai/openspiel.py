@@ -29,8 +29,8 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts as py_ismcts
 from open_spiel.python.algorithms import mcts as py_mcts
 
-from ai.bench import write_report
 from ai.search import search
+from bench.search import write_report
 from engine.core import CHANCE, TERMINAL, AnyGame, Move, Seat, State
 from engine.registry import get_game
 

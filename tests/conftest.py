@@ -80,7 +80,7 @@ def redis(redis_url: str) -> Iterator[Redis]:
 @pytest.fixture
 def config(redis_url: str, monkeypatch: pytest.MonkeyPatch):
     """The test configuration (the worker reads REDIS_URL from the environment too)."""
-    from api.config import Config
+    from api.runtime.config import Config
 
     monkeypatch.setenv("REDIS_URL", redis_url)
     return Config(REDIS_URL=redis_url, LONG_POLL_MAX_SECONDS=5.0, SSE_MAX_SECONDS=10.0,
@@ -173,7 +173,7 @@ def devserver(redis_url: str, **settings: object) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
            **{name: str(value) for name, value in {**UNTHROTTLED, **settings}.items()}}
-    with serving([sys.executable, "-m", "api.devserver"], env, port) as url:
+    with serving([sys.executable, "-m", "api.runtime.devserver"], env, port) as url:
         yield url
 
 

@@ -176,7 +176,7 @@ def test_503_when_redis_is_unreachable(redis_url) -> None:
     from conftest import free_port
 
     from api import create_app
-    from api.config import Config
+    from api.runtime.config import Config
 
     app = create_app(Config(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0"))
     response = app.test_client().get("/v1/matches/abc")

@@ -107,9 +107,9 @@ def test_deep_json_is_named_as_such(client) -> None:
 def test_bodies_read_as_the_standard_library_reads_them(app) -> None:
     """Bodies are parsed by orjson, and what it refuses by json (api/http.py): the same data, the
     same errors, nesting counted only when the brackets could reach the limit."""
-    from api.errors import BadRequestBody
-    from api.http import load_body
-    from api.schemas import MOVE_REQUEST
+    from api.web.errors import BadRequestBody
+    from api.web.http import load_body
+    from api.web.schemas import MOVE_REQUEST
 
     nested = {"type": "x", "deep": [[[[1]]]]}
     for raw in ('{"move": {"type": "roll"}, "version": 3}', '{"move": {"n": NaN, "big": 123456789012345678901234567890}}',

@@ -1,5 +1,5 @@
 """The README's curl session, run against a live server started the way `make run` starts it
-(api.devserver: the Procfile's gunicorn, RQ worker and sweeper), on free ports."""
+(api.runtime.devserver: the Procfile's gunicorn, RQ worker and sweeper), on free ports."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ import threading
 import pytest
 from api_support import auth, create, play, view
 
-from api.history import Replay
-from api.records import MatchRecord
-from api.storage import Store, log_key, match_key
+from api.store.history import Replay
+from api.store.records import MatchRecord
+from api.store.storage import Store, log_key, match_key
 from engine import CHANCE, all_games, get_game
 
 GAME_IDS = [game.info.id for game in all_games()]

@@ -15,7 +15,7 @@ from openapi_spec_validator import validate
 from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Request
 
-from api.openapi import spec_dict, to_yaml
+from api.web.openapi import spec_dict, to_yaml
 
 COMMITTED = Path(__file__).resolve().parent.parent / "openapi.yaml"
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from api_support import auth, create
 
-from api.storage import ticket_key
+from api.store.storage import ticket_key
 
 
 @pytest.fixture

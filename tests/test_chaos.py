@@ -17,9 +17,9 @@ import pytest
 from api_support import create
 from redis import Redis
 
-from api.devserver import procfile_programs
-from api.records import MatchRecord
-from api.storage import bot_key, match_key
+from api.runtime.devserver import procfile_programs
+from api.store.records import MatchRecord
+from api.store.storage import bot_key, match_key
 
 KILLS = 6
 

@@ -10,7 +10,7 @@ from api_support import create, play_out, race, view
 from conftest import UNTHROTTLED
 from redis.cluster import RedisCluster
 
-from api.storage import match_key
+from api.store.storage import match_key
 from engine import all_games
 
 GAME_IDS = [game.info.id for game in all_games()]
@@ -28,7 +28,7 @@ def cluster(redis_cluster_url: str):
 @pytest.fixture
 def config(redis_cluster_url: str, redis_url: str, redis, cluster, monkeypatch: pytest.MonkeyPatch):
     """Matches on the cluster, the bot queues on the session's single Redis (the worker reads the same)."""
-    from api.config import Config
+    from api.runtime.config import Config
 
     monkeypatch.setenv("REDIS_URL", redis_cluster_url)
     monkeypatch.setenv("REDIS_CLUSTER", "1")
@@ -99,7 +99,7 @@ def test_long_poll_wakes_on_a_move_on_a_cluster(app, client) -> None:
 
 def test_a_cluster_without_a_queue_redis_is_refused(redis_cluster_url: str) -> None:
     from api import create_app
-    from api.config import Config
+    from api.runtime.config import Config
 
     with pytest.raises(ValueError, match="QUEUE_REDIS_URL"):
         create_app(Config(REDIS_URL=redis_cluster_url, REDIS_CLUSTER=True))

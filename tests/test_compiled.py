@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from ai.bench import player_counts, positions
 from ai.halving import halving_search
 from ai.search import search
+from bench.search import player_counts, positions
 from engine import all_games, compiled
 
 ROOT = Path(__file__).resolve().parent.parent

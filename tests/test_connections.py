@@ -10,7 +10,7 @@ import time
 from redis import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from api.connections import ReadinessParser, blocking_pool
+from api.store.connections import ReadinessParser, blocking_pool
 
 
 def test_an_idle_connection_is_ready_and_a_pending_reply_is_seen(redis_url: str) -> None:
@@ -55,7 +55,7 @@ def test_under_gevent_the_check_never_enters_the_event_loop(redis_url: str) -> N
     script = textwrap.dedent(f"""
         from gevent import monkey; monkey.patch_all()
         import select
-        from api.connections import blocking_pool
+        from api.store.connections import blocking_pool
         from redis import Redis
         pool = blocking_pool({redis_url!r})
         client = Redis(connection_pool=pool)

@@ -25,8 +25,8 @@ from api_support import create, play, view
 from conftest import UNTHROTTLED, free_port
 from redis import Redis
 
-from api.config import Config
-from api.devserver import redis_server_argv
+from api.runtime.config import Config
+from api.runtime.devserver import redis_server_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +106,7 @@ def test_no_match_is_lost_when_redis_is_killed(tmp_path: Path) -> None:
 
 
 class DevServer:
-    """`python -m api.devserver` (what `make run` runs) on free ports, its output collected."""
+    """`python -m api.runtime.devserver` (what `make run` runs) on free ports, its output collected."""
 
     def __init__(self, tmp_path: Path):
         self.port = free_port()
@@ -114,7 +114,7 @@ class DevServer:
                "RUN_DIR": str(tmp_path), "WEB_CONCURRENCY": "1", "BOT_SWEEP_SECONDS": "1",
                "BOT_GRACE_SECONDS": "1", **{name: str(value) for name, value in UNTHROTTLED.items()}}
         env.pop("REDIS_URL", None)
-        self.process = subprocess.Popen([sys.executable, "-m", "api.devserver"], cwd=ROOT, env=env,
+        self.process = subprocess.Popen([sys.executable, "-m", "api.runtime.devserver"], cwd=ROOT, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[str] = []
         threading.Thread(target=self._collect, daemon=True).start()
@@ -277,7 +277,7 @@ def test_ctrl_c_stops_make_run_cleanly(tmp_path: Path) -> None:
 def test_a_program_that_keeps_dying_is_restarted_with_a_growing_backoff() -> None:
     import io
 
-    from api.supervisor import Program, Supervisor
+    from api.runtime.supervisor import Program, Supervisor
 
     out = io.StringIO()
     steady = Program("steady", ["sleep", "30"])

@@ -1,4 +1,5 @@
-"""Layers import one way: `engine` ← `ai` ← `api`. A module that imports upward fails here."""
+"""Layers import one way: `engine` ← `ai` ← `api`, and inside `api/` its rooms import one way too:
+web → service → store, jobs → service, everything → runtime. A module that imports upward fails here."""
 
 from __future__ import annotations
 
@@ -7,23 +8,43 @@ from pathlib import Path
 
 import pytest
 
-from api.bot_turn import play_bot_turn
-from api.bots import JOB_FUNCTION
+from api.jobs.bot_turn import play_bot_turn
+from api.store.bot_queue import JOB_FUNCTION
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What each layer may import of ours (itself included).
+#: What each top-level package may import of ours (itself included).
 ALLOWED = {"engine": {"engine"}, "ai": {"engine", "ai"}, "api": {"engine", "ai", "api"}}
+#: What each room of `api/` may import of `api` (itself included). The package's own `__init__`
+#: (`create_app`, the composition root) wires the rooms together and may import them all.
+ROOMS = {
+    "runtime": {"runtime"},
+    "store": {"store", "runtime"},
+    "service": {"service", "store", "runtime"},
+    "jobs": {"jobs", "service", "store", "runtime"},
+    "web": {"web", "service", "store", "runtime"},
+}
 
 
-def imported_packages(path: Path) -> set[str]:
-    """The top-level packages a module imports (relative imports stay in the package)."""
+def imported_modules(path: Path) -> set[str]:
+    """The absolute module names a module imports (relative imports stay in the package)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
+
+
+def imported_packages(path: Path) -> set[str]:
+    """The top-level packages a module imports."""
+    return {name.split(".")[0] for name in imported_modules(path)}
+
+
+def room_of(module: str) -> str | None:
+    """The room of `api` a module name lies in (`api.store.storage` → `store`); None for `api` itself."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "api" and len(parts) > 1 else None
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
@@ -37,10 +58,32 @@ def test_layers_import_one_way(layer: str) -> None:
     assert not upward, f"{layer} may import only {sorted(ALLOWED[layer])}: {sorted(upward)}"
 
 
+def test_api_is_only_rooms() -> None:
+    """Every module of `api/` but the composition root lies in a room the rules below know."""
+    loose = sorted(p.name for p in (ROOT / "api").glob("*.py") if p.name != "__init__.py")
+    rooms = sorted(p.name for p in (ROOT / "api").iterdir() if (p / "__init__.py").exists())
+    assert not loose, f"modules outside a room: {loose}"
+    assert rooms == sorted(ROOMS)
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_rooms_import_one_way(room: str) -> None:
+    backward = set()
+    for path in sorted((ROOT / "api" / room).rglob("*.py")):
+        for name in imported_modules(path):
+            if name.split(".")[0] != "api":
+                continue
+            target = room_of(name)
+            if target is None or target not in ROOMS[room]:
+                backward.add(f"{path.relative_to(ROOT)} imports {name}")
+    assert not backward, f"api/{room} may import only {sorted(ROOMS[room])}: {sorted(backward)}"
+
+
 def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
     module = tmp_path / "bad.py"
-    module.write_text("from api.service import MatchService\nimport ai.search\n")
+    module.write_text("from api.service import MatchService\nimport ai.search\nfrom api import create_app\n")
     assert imported_packages(module) == {"api", "ai"}
+    assert {room_of(name) for name in imported_modules(module)} == {"service", None}
 
 
 def test_the_queued_job_names_the_bot_turn() -> None:

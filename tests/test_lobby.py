@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from api_support import create, play_out
 
-from api import storage
-from api.records import MatchRecord
+from api.store import storage
+from api.store.records import MatchRecord
 
 HUMANS = [{"type": "human"}, {"type": "human"}]
 VS_BOT = [{"type": "human"}, {"type": "bot", "level": "random"}]

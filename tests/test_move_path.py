@@ -11,7 +11,7 @@ from api_support import auth, create, play, view
 from api.service.commands import PRESENCE_SECONDS
 from api.service.errors import NotYourTurn, VersionConflict
 from api.service.recent import RecentReads
-from api.storage import log_key
+from api.store.storage import log_key
 
 
 def duel(client) -> tuple[str, dict[int, str]]:

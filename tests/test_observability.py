@@ -40,7 +40,7 @@ def test_access_line_per_request_with_its_id(client, caplog) -> None:
 
 
 def test_logs_are_json_lines_carrying_the_request_id(app) -> None:
-    from api.logs import RequestContext, configure_logging
+    from api.runtime.logs import RequestContext, configure_logging
 
     configure_logging("INFO")
     handler = next(h for h in logging.getLogger().handlers if getattr(h, "_coven", False))
@@ -159,7 +159,7 @@ def test_access_lines_are_written_as_the_generic_formatter_writes_them() -> None
     own orjson formatter writes."""
     from pythonjsonlogger.orjson import OrjsonFormatter
 
-    from api.logs import JsonLines, access_log
+    from api.runtime.logs import JsonLines, access_log
 
     style = dict(fmt="{levelname}{name}{message}", style="{", rename_fields={"levelname": "level", "name": "logger"},
                  timestamp="time")
@@ -175,7 +175,7 @@ def test_access_line_written_directly_is_the_formatters_line(app) -> None:
     itself (api/logs.py): the same fields, in the same order, as JsonLines writes for its record."""
     import io
 
-    from api.logs import JsonLines, _sole_handler, access_log, configure_logging
+    from api.runtime.logs import JsonLines, _sole_handler, access_log, configure_logging
 
     configure_logging("INFO")
     handler = next(h for h in logging.getLogger().handlers if getattr(h, "_coven", False))
@@ -211,7 +211,7 @@ def test_access_line_written_directly_is_the_formatters_line(app) -> None:
 def test_made_request_ids_are_version_4_uuids() -> None:
     import uuid
 
-    from api.logs import new_request_id
+    from api.runtime.logs import new_request_id
 
     for _ in range(200):
         made = new_request_id()

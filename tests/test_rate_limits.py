@@ -134,7 +134,7 @@ def test_limits_can_be_switched_off(app_with) -> None:
 
 
 def test_every_write_has_a_limit_of_its_own(app) -> None:
-    from api.limits import POLICIES
+    from api.web.limits import POLICIES
 
     writes = {rule.endpoint for rule in app.url_map.iter_rules()
               if rule.rule.startswith("/v1/") and (rule.methods or set()) - {"GET", "HEAD", "OPTIONS"}}

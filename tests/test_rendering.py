@@ -8,9 +8,9 @@ import time
 
 from api_support import auth, create, play, view
 
-from api import schemas
 from api.service.presentation import match_view
 from api.service.rendering import RenderedViews
+from api.web import schemas
 
 
 def assert_renders_as_dumped(svc, match_id: str) -> None:
@@ -119,7 +119,7 @@ def test_the_cache_is_bounded(app, client) -> None:
 def test_presence_is_written_at_most_once_a_second_per_seat(app, client, redis, monkeypatch) -> None:
     """Presence is shown to the second: polls within a second write it once."""
     from api.service import commands
-    from api.storage import seen_key
+    from api.store.storage import seen_key
 
     created, tokens = two_humans(client, "cube")
     match_id = created["id"]

@@ -1,4 +1,4 @@
-"""The compact storage of a match (api.records, api.storage, api.history): every version of a
+"""The compact storage of a match (api.store.records, api.store.storage, api.store.history): every version of a
 match rebuilt from its record and log is exactly what each seat saw at that version, and
 matches stored by the old format (hash + JSON history + list of versions) still read, and move
 over to the new keys by their next change."""
@@ -12,9 +12,9 @@ import pytest
 from api_support import auth, create, play, view
 from redis import Redis
 
-from api.history import Replay, possible
-from api.records import fold_log
-from api.storage import Store, keys_of, legacy_keys, log_key, match_key
+from api.store.history import Replay, possible
+from api.store.records import fold_log
+from api.store.storage import Store, keys_of, legacy_keys, log_key, match_key
 from engine import all_games, get_game
 
 #: What moves on between a view and the same version shown later: presence, bot activity, and
@@ -85,7 +85,7 @@ def test_every_version_of_a_four_player_match_replays_to_what_each_seat_saw(clie
 
 
 def write_old_format(redis: Redis, store: Store, mid: str, missing: int = 0) -> None:
-    """Store a match as the old code did (api.records/api.storage before the compact form): a hash
+    """Store a match as the old code did (api.store.records/api.store.storage before the compact form): a hash
     of text fields, a list of JSON moves, a list of each version's record as JSON (without its
     first `missing` versions: matches begun before that list existed)."""
     record = store.load(mid)

@@ -16,7 +16,7 @@ import pytest
 from conftest import UNTHROTTLED, free_port, serving
 from redis import Redis
 
-from api.storage import channel_for
+from api.store.storage import channel_for
 
 WAITERS = 300
 

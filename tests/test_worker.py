@@ -9,9 +9,9 @@ from api_support import create, view
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from api.bot_turn import play_bot_turn
-from api.bots import MAX_RECOVERIES, job_id_for
-from api.storage import DUE_KEY, bot_key, recovery_key
+from api.jobs.bot_turn import play_bot_turn
+from api.store.bot_queue import MAX_RECOVERIES, job_id_for
+from api.store.storage import DUE_KEY, bot_key, recovery_key
 
 
 def bot_first(client, level: str = "random") -> dict:

@@ -8,7 +8,7 @@
                  the schemas dump
 - `rendering`    a match view as its JSON body, the part a version fixes kept per process (LRU)
 - `streams`      long-poll and the Server-Sent Events stream
-- `analysis`     analysis requests for players (run by `api.analysis_job` on the bot workers)
+- `analysis`     analysis requests for players (run by `api.jobs.analysis` on the bot workers)
 - `model`        Loaded (record + game + state) and Caller (plus the caller's seat)
 - `errors`       the service's errors, each with its HTTP status
 - `tokens`       seat tokens

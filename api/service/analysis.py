@@ -21,13 +21,13 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from api import storage
-from api.config import Config
-from api.records import MatchStatus, text
+from api.runtime.config import Config
 from api.service.errors import AnalysisNotFound, NotAllowed, NothingToDo
 from api.service.model import Caller
+from api.store import storage
+from api.store.records import MatchStatus, text
 
-JOB_FUNCTION = "api.analysis_job.run_analysis"
+JOB_FUNCTION = "api.jobs.analysis.run_analysis"
 #: Simulations of an analysis when the request names none, and the most it may ask for.
 DEFAULT_SIMULATIONS = 3000
 MAX_SIMULATIONS = 20000

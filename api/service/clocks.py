@@ -11,7 +11,7 @@ match; bots and taken-over seats think on their level's budget instead.
 
 from __future__ import annotations
 
-from api.records import MatchRecord, MatchStatus, SeatRecord
+from api.store.records import MatchRecord, MatchStatus, SeatRecord
 
 #: Turns in a row that run out of time before the takeover bot keeps the seat for good.
 TIMEOUTS_FOR_TAKEOVER = 3

@@ -13,20 +13,15 @@ import hashlib
 import json
 import secrets
 import time
-from typing import Any
+from typing import Any, cast
 
 from redis import Redis
 from redis.client import Pipeline
 from redis.cluster import RedisCluster
 
 from ai.levels import DEFAULT_LEVEL, LEVELS
-from api import metrics, storage
-from api.bots import BotScheduler
-from api.config import Config
-from api.connections import notification_redis
-from api.history import entries_for
-from api.notifications import Notifications
-from api.records import MatchRecord, MatchStatus, SeatRecord, SeatType, Takeover, Visibility
+from api.runtime import metrics
+from api.runtime.config import Config
 from api.service import clocks
 from api.service.errors import (
     IdempotencyMismatch,
@@ -47,9 +42,15 @@ from api.service.model import Caller, Loaded, MoveResult, Presence
 from api.service.recent import RecentReads
 from api.service.rendering import RenderedViews
 from api.service.tokens import hash_token, new_token, seat_of_token
-from api.storage import Store
-from engine import Game, UnknownGame, get_game, resolve_chance
-from engine.core import Move
+from api.store import storage
+from api.store.bot_queue import BotScheduler
+from api.store.connections import notification_redis
+from api.store.history import entries_for
+from api.store.notifications import Notifications
+from api.store.records import MatchRecord, MatchStatus, SeatRecord, SeatType, Takeover, Visibility
+from api.store.storage import Store
+from engine import UnknownGame, get_game, resolve_chance
+from engine.core import AnyGame, Move
 from engine.errors import IllegalMove, InvalidMove, InvalidOptions
 
 #: Presence is shown to the second: a seat seen less than this long ago is not written again.
@@ -64,9 +65,11 @@ def fingerprint(data: Any) -> str:
 class MatchService:
     """Creates, joins and plays matches, and keeps their bot turns moving."""
 
-    def __init__(self, redis: Redis | RedisCluster, config: Config, queue_redis: Redis | None = None):
+    def __init__(self, redis: Redis | RedisCluster, config: Config, queue_redis: Redis | None = None,
+                 views: RenderedViews | None = None):
         """`redis` holds the matches (one Redis or a Cluster); `queue_redis` the bot queues
-        (a single Redis; None: `redis`, which must then be a single Redis)."""
+        (a single Redis; None: `redis`, which must then be a single Redis); `views` renders
+        the answers of moves (the web's; a job, which answers nobody, has none)."""
         self.redis = redis
         self.config = config
         self.store = Store(redis, self.ttl_for_status)
@@ -74,12 +77,18 @@ class MatchService:
         if not isinstance(queues, Redis):
             raise TypeError("RQ needs a single Redis for the bot queues: pass queue_redis")
         self.bots = BotScheduler(queues, self.store, config)
-        #: The version-fixed part of the views this process rendered (bounded).
-        self.views = RenderedViews()
+        self._views = views
         #: The match each seat's read of the last second found: the base of a move that follows it.
         self.recent = RecentReads(PRESENCE_SECONDS)
         #: The process's one pub/sub subscription, shared by its waits (connects on first use).
         self.notifications = Notifications(notification_redis(config))
+
+    @property
+    def views(self) -> RenderedViews:
+        """The version-fixed part of the views this process rendered (bounded)."""
+        if self._views is None:
+            raise RuntimeError("this MatchService was built without views: only the web renders them")
+        return self._views
 
     def ttl_for_status(self, status: MatchStatus) -> int:
         """How long a match in `status` lives without a change."""
@@ -446,7 +455,7 @@ class MatchService:
 
     def _new_match(
         self,
-        game: Game,
+        game: AnyGame,
         seats: list[SeatRecord],
         options: dict[str, Any],
         seed: str | None,
@@ -455,7 +464,7 @@ class MatchService:
         clock: dict[str, float] | None,
     ) -> tuple[MatchRecord, Any, list[Any]]:
         """A new match's record (not stored yet), its state and the chance that opened it (as
-        history entries, `api.history`)."""
+        history entries, `api.store.history`)."""
         secret = seed if seed is not None else secrets.token_hex(32)
         if clock is not None and "bank_seconds" in clock:
             for seat in seats:
@@ -681,10 +690,10 @@ class MatchService:
             self.bots.enqueue(record.id, record.version, loaded.level_of(seat), _has_human(record))
 
 
-def parse_move(game: Game, data: Any) -> Move:
+def parse_move(game: AnyGame, data: Any) -> Move:
     """A move from its JSON form, or InvalidRequest naming the `move` field."""
     try:
-        return game.move_from_json(data)
+        return cast(Move, game.move_from_json(data))
     except InvalidMove as error:
         raise InvalidRequest(str(error), errors={"move": [str(error)]}) from None
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:

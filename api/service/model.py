@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.records import MatchRecord, MatchStatus
 from api.service import clocks
-from engine import Game
-from engine.core import State
+from api.store.records import MatchRecord, MatchStatus
+from engine.core import AnyGame, State
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,7 @@ class Loaded:
     """A match record with its game and decoded state (and, when read for a view, its presence)."""
 
     record: MatchRecord
-    game: Game
+    game: AnyGame
     state: State
     presence: Presence | None = field(default=None, kw_only=True)
     #: Read by this process a moment ago (`RecentReads`), not now: the match may have moved on.

@@ -16,11 +16,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from api.history import Replay
-from api.records import ENDED, BotStatus, MatchRecord, MatchStatus, SeatType, Takeover, Visibility
 from api.service import clocks
 from api.service.model import Caller, Loaded
-from api.storage import Store
+from api.store.history import Replay
+from api.store.records import (
+    ENDED,
+    BotStatus,
+    MatchRecord,
+    MatchStatus,
+    SeatType,
+    Takeover,
+    Visibility,
+)
+from api.store.storage import Store
 from engine import CHANCE
 from engine.core import Outcome
 from engine.fairness import commitment

@@ -8,39 +8,49 @@ id, version, seat), once the version is saved (a move's answer, rendered before
 its save, is kept only when the save wins: `MatchService.play`). What changes
 within a version — when each seat was last seen, the clock's time left, the
 bot's progress — is put into a copy on every request. The body equals
-`MATCH_VIEW.dump(match_view(…))` (tests/test_rendering.py).
+the contract's `MATCH_VIEW.dump(match_view(…))` (tests/test_rendering.py).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
 
-from api import schemas
-from api.dumping import compile_dump
 from api.service.model import Caller
 from api.service.presentation import MatchView, bot_activity, clock_view, iso, view_fields
-from api.storage import Store
+from api.store.storage import Store
 
 #: Rendered (match, version, seat) views one process keeps: a few KB each.
 CACHE_ENTRIES = 4096
 
 Key = tuple[str, int, int | None]
+Dump = Callable[[Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Dumpers:
+    """How the parts of a view become JSON-ready bodies: the web contract's schemas, compiled
+    (`api.web.dumping.view_dumpers`), handed in so that the service knows no HTTP schema."""
+
+    view: Dump
+    bot: Dump
+    clock: Dump
 
 
 class RenderedViews:
     """The version-fixed part of views, by (match id, version, seat); the rest added per request."""
 
-    def __init__(self, entries: int = CACHE_ENTRIES):
+    def __init__(self, dumpers: Dumpers, entries: int = CACHE_ENTRIES):
         self._fixed: LRUCache[Key, dict[str, Any]] = LRUCache(maxsize=entries)
         self._lock = threading.Lock()  # cachetools' caches are not thread-safe (the dev server's threads)
-        #: `schemas.MATCH_VIEW.dump` and its parts, compiled (api/dumping.py).
-        self.dump_view = compile_dump(schemas.MATCH_VIEW)
-        self.dump_bot = compile_dump(schemas.BOT_ACTIVITY)
-        self._dump_clock = compile_dump(schemas.CLOCK_VIEW)
+        self.dump_view = dumpers.view
+        self.dump_bot = dumpers.bot
+        self._dump_clock = dumpers.clock
 
     def body(self, store: Store, caller: Caller, now: float | None = None,
              fixed: dict[str, Any] | None = None) -> dict[str, Any]:

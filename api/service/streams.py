@@ -1,8 +1,8 @@
 """Waiting for a match to change: the long-poll, and the Server-Sent Events stream (its wire format).
 
 Both listen on the match's channel through the process's one pub/sub
-connection (`api.notifications`); every change and every bot progress report
-is announced there (`api.storage`). A wait holds no thread under gunicorn's
+connection (`api.store.notifications`); every change and every bot progress report
+is announced there (`api.store.storage`). A wait holds no thread under gunicorn's
 gevent worker, wakes on a notification (or when the clock of the seat to act
 runs out), never by polling, and ends as soon as its client hangs up.
 
@@ -23,11 +23,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from api import jsonio, storage
-from api.records import ENDED
+from api.runtime import jsonio
 from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
 from api.service.presentation import bot_activity, replayed_views
+from api.store import storage
+from api.store.records import ENDED
 
 
 def wait(service: MatchService, caller: Caller, after_version: int, timeout: float,

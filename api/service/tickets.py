@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import secrets
 
-from api import storage
 from api.service.commands import MatchService
 from api.service.errors import TicketRejected, Unauthorized
 from api.service.model import Caller
+from api.store import storage
 
 
 def issue_ticket(service: MatchService, caller: Caller) -> str:

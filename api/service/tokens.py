@@ -6,8 +6,8 @@ import hashlib
 import hmac
 import secrets
 
-from api.records import MatchRecord
 from api.service.errors import Unauthorized
+from api.store.records import MatchRecord
 
 
 def new_token() -> str:

@@ -1,0 +1,1 @@
+"""Work outside a request: bot turns and analyses on RQ workers, and the sweeper."""

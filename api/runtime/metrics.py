@@ -1,0 +1,146 @@
+"""Prometheus metrics, served at `/metrics` by `api.web.metrics`.
+
+Two kinds, by where they happen:
+
+- per request (count and latency by route, 429s): prometheus-client objects in the web process.
+  With `PROMETHEUS_MULTIPROC_DIR` set (the dev server and gunicorn.conf set it), each gunicorn
+  worker writes its own files there and `/metrics` adds them all up for the host.
+- per match and bot turn (moves applied, bot turns and their latency, search iterations,
+  recovered turns, matches by status, the bot queue's depth): these happen in RQ work horses
+  (a fresh process per turn), the sweeper and every web host, so they are counted in Redis,
+  in one hash, and `/metrics` reads them at scrape time. They are totals for the whole
+  deployment: every web host reports the same values (aggregate them with `max`, not `sum`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from prometheus_client import (
+    Counter,
+    Histogram,
+)
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
+from redis import Redis
+from redis.cluster import RedisCluster
+from redis.exceptions import RedisError
+
+METRICS_KEY = "coven:metrics"
+BOT_TURN_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+
+REQUESTS = Counter("coven_http_requests", "HTTP requests answered", ["method", "route", "status"])
+LATENCY = Histogram("coven_http_request_duration_seconds", "Time to answer an HTTP request",
+                    ["method", "route"],
+                    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0))
+RATE_LIMITED = Counter("coven_rate_limited", "Requests refused with 429, by policy", ["policy"])
+
+
+class Counts(Protocol):
+    """Where a move's counts are queued: a pipeline, or the writes recorded for its save."""
+
+    def hincrby(self, name: str, key: str, amount: int = 1) -> Any: ...
+
+
+# --- recording shared metrics (any process with a Redis connection) ---------------------
+
+
+def queue_move(pipe: Counts, game: str, by: str, finished: bool) -> None:
+    """Count, on `pipe` (with the writes that follow the move), a move applied (`by`: human or
+    bot) and, when it ended the match, a match finished."""
+    pipe.hincrby(METRICS_KEY, f"moves|{game}|{by}", 1)
+    if finished:
+        pipe.hincrby(METRICS_KEY, f"finished|{game}", 1)
+
+
+def count_recovered_turn(redis: Redis | RedisCluster) -> None:
+    """A lost or dead bot turn was queued again."""
+    _incr(redis, {"recovered": 1})
+
+
+def count_failed_turn(redis: Redis | RedisCluster) -> None:
+    """A bot turn spent its retry budget (it is tried again BOT_RETRY_SECONDS later)."""
+    _incr(redis, {"failed": 1})
+
+
+def record_bot_turn(redis: Redis | RedisCluster, game: str, level: str, seconds: float, iterations: int,
+                    searching: float) -> None:
+    """A bot turn was played: its latency, and the iterations its search ran in `searching` s."""
+    counts: dict[str, float] = {f"turn_bucket|{le}": 1 for le in BOT_TURN_BUCKETS if seconds <= le}
+    counts.update({"turn_count": 1, f"iterations|{game}|{level}": iterations})
+    floats = {"turn_sum": seconds, f"search_seconds|{game}|{level}": searching}
+    try:
+        with redis.pipeline(transaction=False) as pipe:
+            for name, amount in counts.items():
+                pipe.hincrby(METRICS_KEY, name, int(amount))
+            for name, amount in floats.items():
+                pipe.hincrbyfloat(METRICS_KEY, name, amount)
+            pipe.execute()
+    except RedisError:
+        pass  # a metric is never worth failing a turn
+
+
+def _incr(redis: Redis | RedisCluster, counts: dict[str, int]) -> None:
+    try:
+        with redis.pipeline(transaction=False) as pipe:
+            for name, amount in counts.items():
+                pipe.hincrby(METRICS_KEY, name, amount)
+            pipe.execute()
+    except RedisError:
+        pass
+
+
+class SharedCollector(Collector):
+    """The deployment-wide metrics kept in Redis, read at scrape time."""
+
+    def __init__(self, redis: Redis | RedisCluster, queue_name: str, status_counts: dict[str, str],
+                 queues: Redis | None = None):
+        self.redis = redis
+        self.queues = queues if queues is not None else redis  # the bot queues' Redis
+        self.queue_name = queue_name
+        self.status_counts = status_counts  # status → the sorted set indexing matches in it
+
+    def collect(self) -> Iterator[Metric]:
+        from rq import Queue
+
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(METRICS_KEY)
+            for key in self.status_counts.values():
+                pipe.zcard(key)
+            raw, *cards = pipe.execute()
+        values = {k.decode(): float(v) for k, v in raw.items()}
+        moves = CounterMetricFamily("coven_moves_applied", "Moves applied", labels=["game", "by"])
+        finished = CounterMetricFamily("coven_matches_finished", "Matches ended", labels=["game"])
+        iterations = CounterMetricFamily(
+            "coven_search_iterations", "Search iterations run by bots (rate over "
+            "coven_search_seconds: iterations per second)", labels=["game", "level"])
+        seconds = CounterMetricFamily("coven_search_seconds", "Seconds bots spent searching",
+                                      labels=["game", "level"])
+        for name, value in values.items():
+            kind, _, rest = name.partition("|")
+            labels = rest.split("|") if rest else []
+            family = {"moves": moves, "finished": finished, "iterations": iterations,
+                      "search_seconds": seconds}.get(kind)
+            if family is not None:
+                family.add_metric(labels, value)
+        yield from (moves, finished, iterations, seconds)
+        yield CounterMetricFamily("coven_bot_turns_recovered", "Lost or dead bot turns queued again",
+                                  value=values.get("recovered", 0.0))
+        yield CounterMetricFamily("coven_bot_turns_failed", "Bot turns that spent their retry budget",
+                                  value=values.get("failed", 0.0))
+        buckets = [(str(le), values.get(f"turn_bucket|{le}", 0.0)) for le in BOT_TURN_BUCKETS]
+        buckets.append(("+Inf", values.get("turn_count", 0.0)))
+        yield HistogramMetricFamily("coven_bot_turn_seconds", "Time a bot took to play a turn",
+                                    buckets=buckets, sum_value=values.get("turn_sum", 0.0))
+        matches = GaugeMetricFamily("coven_matches", "Matches by status (listed ones)", labels=["status"])
+        for status, count in zip(self.status_counts, cards, strict=True):
+            matches.add_metric([status], count)
+        yield matches
+        yield GaugeMetricFamily("coven_bot_queue_depth", "Bot turns waiting for a worker",
+                                value=Queue(self.queue_name, connection=self.queues).count)  # type: ignore[arg-type]

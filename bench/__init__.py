@@ -1,0 +1,1 @@
+"""Benchmarks: the search (`make bench`) and the web tier (`make bench-http`); results in bench/results/."""

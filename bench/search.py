@@ -1,0 +1,161 @@
+"""`make bench`: search speed of every registered game, printed and written to bench/results/latest.json.
+
+For each game at its minimum, a middle and its maximum player count, from the
+first decision and from the middle of a random game (fixed seed), it measures
+ISMCTS iterations per second (a fixed iteration budget), random playouts per
+second (clone + `Game.playout`, the floor under any search), determinized
+playouts per second (`determinize` + `playout`: what every iteration must do
+besides walking the tree), the ratios of search to both (it/po, it/dpo: the
+share of search time that is the game itself), all per CPU second (a shared
+machine's load then changes them less), and the wall-clock seconds the `hard`
+level takes for that move. Single process, one core. The report says which
+modules ran compiled (`engine/compiled.py`): `COVEN_PURE_PYTHON=1 make bench`
+measures the same from source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ai.levels import get_level
+from ai.search import choose_move, search
+from engine.compiled import HOT_MODULES, compiled_modules
+from engine.core import CHANCE, TERMINAL, AnyGame, Seat, State
+from engine.registry import all_games
+
+ITERATIONS = 2000   # search iterations per measurement
+PLAYOUTS = 2000     # random playouts per measurement
+SEED = 20240601
+RESULTS = Path("bench/results/latest.json")
+
+
+def player_counts(game: AnyGame) -> list[int]:
+    """Minimum, middle and maximum player counts (fewer when the range is small)."""
+    low, high = game.info.min_players, game.info.max_players
+    return sorted({low, (low + high) // 2, high})
+
+
+def positions(game: AnyGame, n: int, seed: int = SEED) -> dict[str, tuple[State, Seat]]:
+    """The first real choice (two or more legal moves) of a random game, and one halfway through."""
+    decisions = []
+    rng = random.Random(seed)
+    state = game.new_state(n, game.validate_options({}))
+    while (player := game.current_player(state)) != TERMINAL:
+        if player == CHANCE:
+            game.step(state, game.sample_chance(state, rng))
+            continue
+        moves = game.legal_moves(state)
+        if len(moves) > 1:
+            decisions.append((state.clone(), player))
+        game.step(state, rng.choice(moves))
+    return {"start": decisions[0], "mid": decisions[len(decisions) // 2]}
+
+
+def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: int,
+            hard: bool) -> dict[str, Any]:
+    """Iterations/s, playouts/s, their ratio and (optionally) hard's seconds for one position.
+
+    Rates are per CPU second (the machine may be shared); hard's seconds are wall time, as its cap.
+    """
+    started = time.process_time()
+    result = search(game, state, seat, random.Random(1), iterations=iterations, seconds=600.0)
+    iterations_per_s = result.iterations / (time.process_time() - started)
+    rng = random.Random(2)
+    clone, playout = state.clone, game.playout
+    started = time.process_time()
+    for _ in range(playouts):
+        playout(clone(), rng)
+    playouts_per_s = playouts / (time.process_time() - started)
+    determinize = game.determinizer(state, seat)
+    started = time.process_time()
+    for _ in range(playouts):
+        playout(determinize(rng), rng)
+    sampled_per_s = playouts / (time.process_time() - started)
+    row: dict[str, Any] = {
+        "legal_moves": len(game.legal_moves(state)),
+        "iterations_per_s": round(iterations_per_s),
+        "playouts_per_s": round(playouts_per_s),
+        "determinized_playouts_per_s": round(sampled_per_s),
+        "search_vs_playouts": round(iterations_per_s / playouts_per_s, 3),
+        "search_vs_determinized": round(iterations_per_s / sampled_per_s, 3),
+    }
+    if hard:
+        level = get_level("hard", game.info.id)
+        started = time.perf_counter()
+        choose_move(game, state, seat, level, random.Random(3))
+        row["hard_seconds"] = round(time.perf_counter() - started, 3)
+    return row
+
+
+def run(games: Sequence[AnyGame], iterations: int, playouts: int, hard: bool) -> dict[str, Any]:
+    """Measure every game; print one line per measurement as it completes."""
+    print(f"{'game':<12}{'n':>3} {'position':<8}{'moves':>6}{'iter/s':>9}{'playout/s':>11}"
+          f"{'det+po/s':>10}{'it/po':>7}{'it/dpo':>7}{'hard s':>8}")
+    out: dict[str, Any] = {}
+    for game in games:
+        rows = []
+        for n in player_counts(game):
+            for name, (state, seat) in positions(game, n).items():
+                row = {"players": n, "position": name,
+                       **measure(game, state, seat, iterations, playouts, hard)}
+                rows.append(row)
+                print(f"{game.info.id:<12}{n:>3} {name:<8}{row['legal_moves']:>6}"
+                      f"{row['iterations_per_s']:>9}{row['playouts_per_s']:>11}"
+                      f"{row['determinized_playouts_per_s']:>10}"
+                      f"{row['search_vs_playouts']:>7.2f}{row['search_vs_determinized']:>7.2f}"
+                      f"{row.get('hard_seconds', 0):>8.2f}",
+                      flush=True)
+        out[game.info.id] = rows
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command line entry point (`python -m bench.search`)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", help="game ids (default: every registered game)")
+    parser.add_argument("--iterations", type=int, default=ITERATIONS)
+    parser.add_argument("--playouts", type=int, default=PLAYOUTS)
+    parser.add_argument("--no-hard", action="store_true", help="skip timing the hard level")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    games = [g for g in all_games() if not args.games or g.info.id in args.games]
+    for name in HOT_MODULES:  # those a level imports when it first searches (ai.halving) too
+        importlib.import_module(name)
+    compiled = compiled_modules()
+    print(f"compiled hot path: {len(compiled)} of {len(HOT_MODULES)} modules are C extensions")
+    started = time.perf_counter()
+    results = run(games, args.iterations, args.playouts, not args.no_hard)
+    write_report(args.output, started, compiled=compiled,
+                 budget={"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
+                         "hard": {game.info.id: get_level("hard", game.info.id).to_json() for game in games}},
+                 games=results)
+
+
+def write_report(path: Path, started: float, **fields: Any) -> dict[str, Any]:
+    """Write a benchmark's JSON report (when, on what, then `fields`, then how long) and say where."""
+    report = {
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0],
+        "machine": platform.machine(),
+        "processor": platform.processor() or platform.machine(),
+        **fields,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"{report['seconds']} s; written to {path}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
