@@ -7,11 +7,11 @@ import time
 import pytest
 from api_support import create, view
 from rq import Queue
-from rq.job import Job, JobStatus
+from rq.job import Job
 
 from api.jobs.bot_turn import play_bot_turn
 from api.store.bot_queue import MAX_RECOVERIES, job_id_for
-from api.store.storage import DUE_KEY, bot_key, recovery_key
+from api.store.storage import DUE_KEY, bot_key, claim_key, recovery_key
 
 
 def bot_first(client, level: str = "random") -> dict:
@@ -29,6 +29,25 @@ def overdue(redis, match_id: str, version: int) -> None:
     """Let the time the sweeper gives a bot turn pass (as if its budget and grace were over)."""
     assert redis.zscore(DUE_KEY, f"{match_id}:{version}") is not None
     redis.zadd(DUE_KEY, {f"{match_id}:{version}": 0})
+
+
+def current_job_id(redis, match_id: str, version: int) -> str:
+    """The id of the turn's latest job (a recovery queues the turn under a new id)."""
+    progress = {k.decode(): v.decode() for k, v in redis.hgetall(bot_key(match_id)).items()}
+    attempt = int(progress.get("recoveries", 0)) if progress.get("version") == str(version) else 0
+    return job_id_for(match_id, version, attempt)
+
+
+def lose(redis, config, match_id: str, version: int) -> str:
+    """A worker took the turn's job and died, before claiming it or after its lease ran out: the job
+    waits in no queue, nobody holds the lease, and the grace to claim it is over. The lost job's id."""
+    job_id = current_job_id(redis, match_id, version)
+    for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE):
+        redis.lrem(Queue(name, connection=redis).key, 0, job_id)
+    redis.delete(claim_key(match_id), recovery_key(match_id, version))  # lease and last lock expired
+    redis.hset(bot_key(match_id), mapping={"version": version, "unclaimed_since": repr(time.time() - 60)})
+    overdue(redis, match_id, version)
+    return job_id
 
 
 def test_a_turn_is_queued_once(client, redis, app, config) -> None:
@@ -74,45 +93,65 @@ def test_thinking_progress_shows_in_the_view(client, app) -> None:
     assert bot["best_move"] is None  # witches hides hands: the bot's favourite card stays secret
 
 
-def test_a_dead_worker_turn_is_re_enqueued(client, redis, app, config, run_bots) -> None:
+def test_a_turn_whose_worker_died_is_re_enqueued(client, redis, app, config, run_bots) -> None:
     created = bot_first(client)
     queue = Queue(config.BOT_QUEUE, connection=redis)
-    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
-    # A worker took the job, reported once, then died: the job stays "started", silent.
-    queue.remove(job)
-    job.set_status(JobStatus.STARTED)
-    app.extensions["coven"].report_bot(created["id"], created["version"], {"status": "thinking"})
-    redis.hset(bot_key(created["id"]), "heartbeat", repr(time.time() - 60))
-    assert queue.job_ids == []
-    run_bots()
-    view(client, created["id"])  # the view finds the silent turn and re-enqueues it
-    assert queue.job_ids == [job.id]
+    lost = lose(redis, config, created["id"], created["version"])
+    assert queue.job_ids == [] and Job.exists(lost, connection=redis)  # RQ still says "queued"
+    view(client, created["id"])  # the view finds the turn unclaimed and in no queue: it re-enqueues it
+    assert queue.job_ids == [job_id_for(created["id"], created["version"], 1)]
+    assert not Job.exists(lost, connection=redis)  # the lost job's record does not stay forever
     run_bots()
     after = view(client, created["id"], created["token"])
     assert after["version"] == created["version"] + 1 and after["to_act"] == 1
 
 
-def test_a_failed_or_lost_job_is_re_enqueued(client, redis, config, run_bots) -> None:
+def test_a_turn_gets_the_grace_to_be_claimed(client, redis, app, config) -> None:
+    """A job a worker has just taken is in no queue and not claimed yet: the first look only notes
+    it; it is recovered when still unclaimed BOT_GRACE_SECONDS later."""
     created = bot_first(client)
     queue = Queue(config.BOT_QUEUE, connection=redis)
-    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
-    job.delete()  # lost (e.g. the web process died between saving and enqueueing)
-    assert queue.job_ids == []
-    view(client, created["id"])
-    assert queue.job_ids == [job.id]
-    run_bots()
-    assert view(client, created["id"])["to_act"] == 1
+    queue.remove(job_id_for(created["id"], created["version"]))
+    service = app.extensions["coven"]
+    loaded = service.look(created["id"])
+    assert service.ensure_progress(loaded) is False and queue.job_ids == []
+    time.sleep(config.BOT_GRACE_SECONDS + 0.1)
+    assert service.ensure_progress(loaded) is True and queue.count == 1
 
 
-def test_a_started_job_within_its_budget_is_left_alone(client, redis, app, config) -> None:
+def test_a_claimed_turn_is_left_alone_however_long_it_takes(client, redis, app, config) -> None:
     created = bot_first(client)
     queue = Queue(config.BOT_QUEUE, connection=redis)
-    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
-    queue.remove(job)
-    job.set_status(JobStatus.STARTED)
-    app.extensions["coven"].report_bot(created["id"], created["version"], {"status": "thinking"})
+    queue.remove(job_id_for(created["id"], created["version"]))
+    service = app.extensions["coven"]
+    assert service.bots.claim(created["id"], created["version"], "worker-a")
+    assert not service.bots.claim(created["id"], created["version"], "worker-b")  # one holder at a time
+    redis.hset(bot_key(created["id"]), "unclaimed_since", repr(time.time() - 600))
+    overdue(redis, created["id"], created["version"])
+    assert service.sweep_bots() == 0
     view(client, created["id"])
     assert queue.job_ids == []
+    due = redis.zscore(DUE_KEY, f"{created['id']}:{created['version']}")
+    assert due == pytest.approx(time.time() + config.BOT_LEASE_SECONDS + config.BOT_GRACE_SECONDS, abs=3)
+
+
+def test_a_lease_that_runs_out_frees_the_turn(client, redis, app, config) -> None:
+    created = bot_first(client)
+    service = app.extensions["coven"]
+    assert service.store.claim_turn(created["id"], created["version"], "worker-a", lease=0.05)
+    assert service.store.turn_claim(created["id"])[:2] == (created["version"], "worker-a")
+    time.sleep(0.1)
+    assert service.store.turn_claim(created["id"]) is None
+    assert not service.bots.renew(created["id"], created["version"], "worker-a")  # its holder learns it
+    assert service.bots.claim(created["id"], created["version"], "worker-b")
+
+
+def test_a_job_that_finds_its_turn_claimed_does_nothing(client, redis, app) -> None:
+    created = bot_first(client)
+    assert app.extensions["coven"].bots.claim(created["id"], created["version"], "another-worker")
+    result = play_bot_turn(created["id"], created["version"])
+    assert result["played"] is False and result["reason"] == "claimed"
+    assert view(client, created["id"])["version"] == created["version"]
 
 
 def test_bots_chain_to_the_end_of_an_all_bot_match(client, run_bots) -> None:
@@ -153,14 +192,13 @@ def test_event_stream_reports_a_thinking_bot(client, app) -> None:
 def test_the_sweep_recovers_a_turn_nobody_watches(client, redis, app, config, run_bots) -> None:
     created = bot_first(client)
     queue = Queue(config.BOT_QUEUE, connection=redis)
-    job = Job.fetch(job_id_for(created["id"], created["version"]), connection=redis)
-    job.delete()  # lost, and no view or wait of the match comes to notice
     humans_only = create(client, "witches", [{"type": "human"}, {"type": "human"}])
     service = app.extensions["coven"]
-    assert service.sweep_bots() == 0  # not due yet: the turn has its budget and grace to report
-    overdue(redis, created["id"], created["version"])
+    Queue(config.BOT_QUEUE, connection=redis).remove(job_id_for(created["id"], created["version"]))
+    assert service.sweep_bots() == 0  # not due yet: the turn has its budget and grace to be claimed
+    lose(redis, config, created["id"], created["version"])  # and no view or wait comes to notice
     assert service.sweep_bots() == 1
-    assert queue.job_ids == [job.id]
+    assert queue.job_ids == [job_id_for(created["id"], created["version"], 1)]
     assert service.sweep_bots() == 0  # queued now: nothing more to do
     run_bots()
     assert view(client, created["id"])["to_act"] == 1
@@ -169,11 +207,10 @@ def test_the_sweep_recovers_a_turn_nobody_watches(client, redis, app, config, ru
 
 def test_the_sweep_command_reports_what_it_recovered(client, redis, app, config) -> None:
     created = bot_first(client)
-    Job.fetch(job_id_for(created["id"], created["version"]), connection=redis).delete()
-    overdue(redis, created["id"], created["version"])
+    lose(redis, config, created["id"], created["version"])
     result = app.test_cli_runner().invoke(args=["sweep-bots", "--once"])
     assert result.exit_code == 0 and "re-enqueued 1 bot turn(s)" in result.output
-    assert Queue(config.BOT_QUEUE, connection=redis).job_ids == [job_id_for(created["id"], created["version"])]
+    assert Queue(config.BOT_QUEUE, connection=redis).job_ids == [job_id_for(created["id"], created["version"], 1)]
     again = app.test_cli_runner().invoke(args=["sweep-bots", "--once"])
     assert "re-enqueued 0 bot turn(s)" in again.output
 
@@ -214,36 +251,26 @@ def test_a_stale_due_entry_is_dropped(client, redis, app) -> None:
     assert redis.zcard(DUE_KEY) == 0
 
 
-def kill_turn(redis, match_id: str, version: int) -> None:
-    """The turn's worker took the job, reported, then died: started, silent, overdue."""
-    job = Job.fetch(job_id_for(match_id, version), connection=redis)
-    Queue(job.origin, connection=redis).remove(job)
-    job.set_status(JobStatus.STARTED)
-    redis.hset(bot_key(match_id), mapping={"status": "thinking", "heartbeat": repr(time.time() - 60)})
-    redis.delete(recovery_key(match_id, version))  # the last recovery's lock has expired
-    overdue(redis, match_id, version)
-
-
-def test_the_retry_budget_is_per_turn(client, redis, app, run_bots) -> None:
+def test_the_retry_budget_is_per_turn(client, redis, app, config, run_bots) -> None:
     service = app.extensions["coven"]
     created = create(client, "witches", [{"type": "bot", "level": "random"}] * 2, seed="budget")
     for _ in range(3):  # three turns in a row, each losing its worker the whole budget's worth
         version = view(client, created["id"])["version"]
         for _ in range(MAX_RECOVERIES):
-            kill_turn(redis, created["id"], version)
+            lose(redis, config, created["id"], version)
             assert service.sweep_bots() == 1
-        Job.fetch(job_id_for(created["id"], version), connection=redis).perform()
+        Job.fetch(current_job_id(redis, created["id"], version), connection=redis).perform()
         assert view(client, created["id"])["version"] == version + 1
 
 
-def test_a_turn_out_of_retries_shows_failed_and_is_tried_again_later(client, redis, app, run_bots) -> None:
+def test_a_turn_out_of_retries_shows_failed_and_is_tried_again_later(client, redis, app, config, run_bots) -> None:
     service = app.extensions["coven"]
     created = bot_first(client)
     mid, version = created["id"], created["version"]
     for _ in range(MAX_RECOVERIES):
-        kill_turn(redis, mid, version)
+        lose(redis, config, mid, version)
         assert service.sweep_bots() == 1
-    kill_turn(redis, mid, version)
+    lose(redis, config, mid, version)
     assert service.sweep_bots() == 0  # out of retries for now
     assert view(client, mid)["bot"]["status"] == "failed"
     counted = {k.decode(): v.decode() for k, v in redis.hgetall("coven:metrics").items()}

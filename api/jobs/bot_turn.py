@@ -2,13 +2,19 @@
 
 Enqueued by the web side (`api.store.bot_queue`) by dotted path, with job id
 `bot-<match>-<version>`. A job whose version is no longer current does nothing,
-so a duplicate or late job is harmless; the move is applied with
-compare-and-set, so two workers racing on one turn apply it once.
+so a duplicate or late job is harmless. The job claims the turn with a lease it
+renews at every progress report; a job that finds the turn claimed by another
+worker does nothing, and one that loses its lease while it searches (it froze
+past it, and the turn was queued again) is counted as a duplicate search. The
+move is applied with compare-and-set, so two workers racing on one turn apply it once.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import socket
 import time
 from typing import Any
 
@@ -33,16 +39,21 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
     if turn is None or turn.seat is None:
         return {"match": match_id, "version": version, "played": False, "reason": "stale"}
     record, game, seat = turn.record, turn.game, turn.seat
+    holder = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+    if not service.bots.claim(match_id, version, holder):
+        return {"match": match_id, "version": version, "played": False, "reason": "claimed"}
     level = get_level(turn.level_of(seat), record.game)
     started = time.time()
     service.report_bot(match_id, version, {"status": BotStatus.THINKING, "iterations": 0, "elapsed": 0.0,
                                            "best_visits": 0, "best_move": "", "started": repr(started)})
 
     searched = Progress(0, 0.0, None, 0)
+    held = True
 
     def on_progress(progress: Progress) -> None:
-        nonlocal searched
+        nonlocal searched, held
         searched = progress
+        held = held and service.bots.renew(match_id, version, holder)
         best = game.move_to_json(progress.best_move) if progress.best_move is not None else None
         service.report_bot(match_id, version, {
             "status": BotStatus.THINKING,
@@ -54,6 +65,8 @@ def play_bot_turn(match_id: str, version: int) -> dict[str, Any]:
 
     move = choose_move(game, turn.state.clone(), seat, level, bot_rng(record.seed, version),
                        on_progress=on_progress)
+    if not (held and service.bots.renew(match_id, version, holder)):
+        metrics.count_duplicate_search(service.redis)
     after = service.play_bot(match_id, version, move)
     seconds = time.time() - started
     metrics.record_bot_turn(service.redis, record.game, level.name, seconds, searched.iterations,

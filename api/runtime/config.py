@@ -63,8 +63,11 @@ class Config:
     BOTS_ONLY_QUEUE: str = "bots-only"
     #: Bot worker processes `make run` (and `python -m api.jobs.worker`) starts; 0: one per core.
     BOT_WORKERS: int = 0
-    #: A thinking bot whose heartbeat is older than its budget plus this is presumed dead.
+    #: A bot turn nobody claimed (and whose job waits in no queue) this long is presumed lost.
     BOT_GRACE_SECONDS: float = 10.0
+    #: The lease a worker holds on the bot turn it plays, renewed as it searches; one that runs
+    #: out (the worker died or froze) lets the sweeper queue the turn again.
+    BOT_LEASE_SECONDS: float = 15.0
     #: The `sweeper` process looks for lost or dead bot turns this often.
     BOT_SWEEP_SECONDS: float = 5.0
     #: A bot turn re-enqueued MAX_RECOVERIES times in a row shows `failed`; it is tried again after this.
@@ -122,6 +125,7 @@ class Config:
             BOTS_ONLY_QUEUE=os.environ.get("BOTS_ONLY_QUEUE", base.BOTS_ONLY_QUEUE),
             BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
+            BOT_LEASE_SECONDS=_env_float("BOT_LEASE_SECONDS", base.BOT_LEASE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
             BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
             MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),

@@ -60,8 +60,13 @@ def queue_move(pipe: Counts, game: str, by: str, finished: bool) -> None:
 
 
 def count_recovered_turn(redis: Redis | RedisCluster) -> None:
-    """A lost or dead bot turn was queued again."""
+    """A bot turn whose claim was lost (nobody held its lease, its job in no queue) was queued again."""
     _incr(redis, {"recovered": 1})
+
+
+def count_duplicate_search(redis: Redis | RedisCluster) -> None:
+    """A worker searched a bot turn another worker held the lease on (its move was one too many)."""
+    _incr(redis, {"duplicate_searches": 1})
 
 
 def count_failed_turn(redis: Redis | RedisCluster) -> None:
@@ -130,8 +135,11 @@ class SharedCollector(Collector):
             if family is not None:
                 family.add_metric(labels, value)
         yield from (moves, finished, iterations, seconds)
-        yield CounterMetricFamily("coven_bot_turns_recovered", "Lost or dead bot turns queued again",
+        yield CounterMetricFamily("coven_bot_turns_recovered", "Bot turns whose claim was lost, queued again",
                                   value=values.get("recovered", 0.0))
+        yield CounterMetricFamily("coven_bot_duplicate_searches",
+                                  "Bot-turn searches run while another worker held the turn's lease",
+                                  value=values.get("duplicate_searches", 0.0))
         yield CounterMetricFamily("coven_bot_turns_failed", "Bot turns that spent their retry budget",
                                   value=values.get("failed", 0.0))
         buckets = [(str(le), values.get(f"turn_bucket|{le}", 0.0)) for le in BOT_TURN_BUCKETS]

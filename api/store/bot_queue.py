@@ -4,6 +4,14 @@ The job is named by dotted path (`api.jobs.bot_turn.play_bot_turn`) so the web p
 never imports the search. A turn's job id is `bot-<match>-<version>`: it is
 queued at most once, and a job for an older version finds nothing to do.
 
+The match, not RQ, says whether a turn is being played: the worker that plays
+it claims it with a lease it renews while it searches (`storage.claim_turn`).
+A turn is recovered only when nobody holds its lease and its job waits in no
+queue, for longer than `BOT_GRACE_SECONDS` (the time a worker takes from
+taking a job to claiming it): a worker that died before it claimed, or whose
+lease ran out. A slow turn keeps its lease and is never queued twice; a turn
+played twice all the same is harmless (compare-and-set keeps the first move).
+
 Every pending bot turn also has an entry in a sorted set of due turns
 (`storage.DUE_KEY`, member `<match>:<version>`, score: when to look at it
 next), written before the move that makes it the bot's turn is saved. The
@@ -22,12 +30,14 @@ recovery locks live with the matches.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from redis import Redis
 from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
+from rq.intermediate_queue import IntermediateQueue
+from rq.job import Job
 
 from ai.levels import get_level
 from api.runtime import metrics
@@ -41,9 +51,10 @@ JOB_FUNCTION = "api.jobs.bot_turn.play_bot_turn"
 MAX_RECOVERIES = 5
 
 
-def job_id_for(match_id: str, version: int) -> str:
-    """The RQ job id of the bot turn at `version` of a match."""
-    return f"bot-{match_id}-{version}"
+def job_id_for(match_id: str, version: int, attempt: int = 0) -> str:
+    """The RQ job id of the bot turn at `version` of a match (a recovery's: its `attempt`, so
+    that what RQ does later with the lost job's id never touches the new one)."""
+    return f"bot-{match_id}-{version}" if attempt == 0 else f"bot-{match_id}-{version}-r{attempt}"
 
 
 class BotScheduler:
@@ -89,70 +100,85 @@ class BotScheduler:
         return self._enqueue(match_id, version, level_name, humans)
 
     def ensure(self, match_id: str, version: int, level_name: str, humans: bool = True) -> bool:
-        """Re-enqueue the turn at `version` if its job is missing, failed or silent too long.
+        """Re-enqueue the turn at `version` if it is lost: nobody holds its lease and its job waits
+        in no queue, and it has been so for `BOT_GRACE_SECONDS`.
 
         Called when a view, a wait or the sweeper finds a bot to act; moves the turn's due
         entry to when it should next be looked at. Returns True when it re-enqueued.
         """
         now = time.time()
-        job_id = job_id_for(match_id, version)
-        try:
-            job = Job.fetch(job_id, connection=self.redis)
-            status = job.get_status(refresh=False)
-        except NoSuchJobError:
-            job, status = None, None
+        grace = self.config.BOT_GRACE_SECONDS
+        claim = self.store.turn_claim(match_id)
+        if claim is not None and claim[0] == version:  # a worker plays it: look again when its lease ends
+            self.store.mark_due(match_id, version, claim[2] + grace)
+            return False
         progress = self.store.bot_progress(match_id)
         this_turn = progress.get("version") == str(version)
-        if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        attempt = int(progress.get("recoveries", 0)) if this_turn else 0
+        if self._waiting(job_id_for(match_id, version, attempt)):
             self.store.mark_due(match_id, version, now + self._patience(level_name))
             return False
-        if status == JobStatus.STARTED:
-            last = self._last_news(progress if this_turn else {}, job)
-            if last is not None and now - last <= self._patience(level_name):
-                self.store.mark_due(match_id, version, last + self._patience(level_name))
-                return False
-        recoveries = int(progress.get("recoveries", 0)) if this_turn else 0
+        recoveries = attempt
         if this_turn and progress.get("status") == BotStatus.FAILED:
             retry_at = float(progress.get("retry_at", 0))
             if now < retry_at:
                 self.store.mark_due(match_id, version, retry_at)
                 return False
             recoveries = 0  # its time has come: a fresh budget
-        elif recoveries >= MAX_RECOVERIES:
-            retry_at = now + self.config.BOT_RETRY_SECONDS
-            self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
-                                             "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
-            self.store.mark_due(match_id, version, retry_at)
-            metrics.count_failed_turn(self.store.redis)
-            return False
-        if not self.store.claim_recovery(match_id, version, max(1, int(self.config.BOT_GRACE_SECONDS))):
-            self.store.mark_due(match_id, version, now + self._patience(level_name))
+        else:
+            unclaimed_since = float(progress.get("unclaimed_since", 0)) if this_turn else 0.0
+            if not unclaimed_since or now - unclaimed_since < grace:
+                if not unclaimed_since:  # perhaps a worker has just taken it: give it the grace to claim
+                    self.store.mark_bot(match_id, {"version": version, "unclaimed_since": repr(now)})
+                self.store.mark_due(match_id, version, (unclaimed_since or now) + grace)
+                return False
+            if recoveries >= MAX_RECOVERIES:
+                retry_at = now + self.config.BOT_RETRY_SECONDS
+                self.store.report_bot(match_id, {"version": version, "status": BotStatus.FAILED.value,
+                                                 "retry_at": repr(retry_at)}, self.config.IDLE_TTL_SECONDS)
+                self.store.mark_due(match_id, version, retry_at)
+                metrics.count_failed_turn(self.store.redis)
+                return False
+        if not self.store.claim_recovery(match_id, version, max(1, int(grace))):
+            self.store.mark_due(match_id, version, now + grace)
             return False  # being re-enqueued by someone else right now
-        if job is not None:
-            job.delete()
+        self._forget_job(job_id_for(match_id, version, attempt))
         self.store.mark_due(match_id, version, now + self._patience(level_name))
         self.store.mark_bot(match_id, {"version": version, "status": BotStatus.QUEUED.value,
-                                       "recoveries": recoveries + 1})
-        self._enqueue(match_id, version, level_name, humans)
+                                       "recoveries": recoveries + 1, "unclaimed_since": "0"})
+        self._enqueue(match_id, version, level_name, humans, attempt=recoveries + 1)
         metrics.count_recovered_turn(self.store.redis)
         return True
 
-    @staticmethod
-    def _last_news(progress: dict[str, str], job: Job | None) -> float | None:
-        """When a started turn last reported (its heartbeat, else when its job started)."""
-        if progress.get("heartbeat"):
-            return float(progress["heartbeat"])
-        if job is not None and job.started_at is not None:
-            return job.started_at.timestamp()
-        return None
+    def claim(self, match_id: str, version: int, holder: str) -> bool:
+        """Take the lease on the turn at `version` (False: another worker holds it)."""
+        return self.store.claim_turn(match_id, version, holder, self.config.BOT_LEASE_SECONDS)
 
-    def _enqueue(self, match_id: str, version: int, level_name: str, humans: bool) -> Job:
+    def renew(self, match_id: str, version: int, holder: str) -> bool:
+        """Extend `holder`'s lease while it searches (False: the turn was presumed lost and given away)."""
+        return self.store.renew_claim(match_id, version, holder, self.config.BOT_LEASE_SECONDS)
+
+    def _waiting(self, job_id: str) -> bool:
+        """Whether the job waits in one of the bot queues (not merely says so: RQ's status of a
+        job a worker took and died with still reads `queued`)."""
+        return any(self.redis.lpos(queue.key, job_id) is not None
+                   for queue in (self.queue, self.bots_only_queue))
+
+    def _forget_job(self, job_id: str) -> None:
+        """Delete a lost job's record (it would never expire) and take it out of the list of jobs
+        taken by workers, where a worker that died left it."""
+        for queue in (self.queue, self.bots_only_queue):
+            self.redis.lrem(IntermediateQueue.get_intermediate_queue_key(queue.key), 0, job_id)
+        with contextlib.suppress(NoSuchJobError):
+            Job.fetch(job_id, connection=self.redis).delete()
+
+    def _enqueue(self, match_id: str, version: int, level_name: str, humans: bool, attempt: int = 0) -> Job:
         level = get_level(level_name)
         return self.queue_for(humans).enqueue(
             JOB_FUNCTION,
             match_id,
             version,
-            job_id=job_id_for(match_id, version),
+            job_id=job_id_for(match_id, version, attempt),
             retry=Retry(max=2),
             job_timeout=int(level.seconds * 4) + 60,
             result_ttl=600,

@@ -101,6 +101,11 @@ def seen_key(match_id: str) -> str:
     return f"{_tag(match_id)}:seen"
 
 
+def claim_key(match_id: str) -> str:
+    """The lease of the worker playing the match's bot turn: `<version>:<holder>`, expiring."""
+    return f"{_tag(match_id)}:claim"
+
+
 def recovery_key(match_id: str, version: int) -> str:
     """A short-lived lock so that one stuck bot turn is re-enqueued once."""
     return f"{_tag(match_id)}:recover:{version}"
@@ -208,6 +213,8 @@ class Store:
     """Reads and compare-and-set writes of matches on one Redis connection."""
 
     def __init__(self, redis: Redis | RedisCluster, ttl_for_status: Callable[[MatchStatus], int]):
+        self._claim_script = redis.register_script(_CLAIM)
+        self._renew_script = redis.register_script(_RENEW)
         self.redis = redis
         self.ttl_for_status = ttl_for_status
         self._compare_and_set = redis.register_script(COMPARE_AND_SET)
@@ -516,6 +523,27 @@ class Store:
         raw = self.redis.hgetall(bot_key(match_id))
         return {text(key): text(value) for key, value in raw.items()}
 
+    def claim_turn(self, match_id: str, version: int, holder: str, lease: float) -> bool:
+        """Take (or renew) the lease on the bot turn at `version` for `holder`; False while another
+        holder's lease on that version runs. A lease on an older version is simply replaced."""
+        return bool(self._claim_script(keys=[claim_key(match_id)],
+                                       args=[f"{version}:{holder}", f"{version}:", int(lease * 1000)]))
+
+    def renew_claim(self, match_id: str, version: int, holder: str, lease: float) -> bool:
+        """Extend `holder`'s lease on the turn at `version`; False when it no longer holds it."""
+        return bool(self._renew_script(keys=[claim_key(match_id)], args=[f"{version}:{holder}", int(lease * 1000)]))
+
+    def turn_claim(self, match_id: str) -> tuple[int, str, float] | None:
+        """(version, holder, when the lease runs out) of the live lease on the match's bot turn."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(claim_key(match_id))
+            pipe.pttl(claim_key(match_id))
+            value, left = pipe.execute()
+        if value is None or left is None or left < 0:
+            return None
+        version, _, holder = text(value).partition(":")
+        return int(version), holder, time.time() + left / 1000
+
     def claim_recovery(self, match_id: str, version: int, seconds: int) -> bool:
         """Take the short lock under which one process re-enqueues a stuck turn (False: taken)."""
         return bool(self.redis.set(recovery_key(match_id, version), "1", nx=True, ex=seconds))
@@ -566,6 +594,25 @@ class Store:
             match_id, _, version = text(member).rpartition(":")
             turns.append((match_id, int(version)))
         return turns
+
+
+#: Take a turn's lease unless another holder's lease on the same version runs (KEYS[1]: the claim;
+#: ARGV: the value `<version>:<holder>`, the version's prefix `<version>:`, the lease in ms).
+_CLAIM = """
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] and string.sub(held, 1, string.len(ARGV[2])) == ARGV[2] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+"""
+#: Extend a lease its holder still has (ARGV: the value, the lease in ms).
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
 
 
 def _seen_times(raw: dict[Any, Any]) -> dict[int, float]:
