@@ -22,7 +22,8 @@ sockets) then measures, each phase bounded in time:
    included in that latency;
 3. bot turns: the time from a person's move to the `hard` bot's answer (a
    long-poll), with 1, 4 and 16 such matches at once, then with one such match
-   among 24 bots-only `hard` matches;
+   among 24 bots-only `hard` matches, and with one such match while 16 analyses of
+   20,000 simulations wait (their p99 over the idle p99);
 4. Redis bytes per active (20 moves in) and per finished 4-player witches match:
    MEMORY USAGE of every key under the match's hash tag, plus its share of the
    lobby indices and the due set it is in (`match_bytes`), with a breakdown by key.
@@ -58,6 +59,10 @@ RESULTS = ROOT / "bench" / "results" / "http.json"
 
 
 # --- the bare endpoint (served by gunicorn as `bench.http:bare_app()`) -------------------------
+
+
+#: Analyses of 20,000 simulations queued around a person's match (the outside report's flood).
+ANALYSES = 16
 
 
 def bare_app() -> Any:
@@ -188,7 +193,8 @@ def stack(workers: int | None) -> Iterator[dict[str, Any]]:
     redis_port, web_port, bare_port = free_port(), free_port(), free_port()
     url = f"redis://127.0.0.1:{redis_port}/0"
     # The bench measures capacity from one address: rate limits would measure themselves.
-    env = {**os.environ, "REDIS_URL": url, "PYTHONUNBUFFERED": "1", "RATE_LIMITS_ENABLED": "0"}
+    env = {**os.environ, "REDIS_URL": url, "PYTHONUNBUFFERED": "1", "RATE_LIMITS_ENABLED": "0",
+           "ANALYSES_PER_ADDRESS": str(ANALYSES), "ANALYSES_PER_MATCH": str(ANALYSES)}
     for name in ("QUEUE_REDIS_URL", "REDIS_CLUSTER", "WEB_CONCURRENCY", "PORT"):
         env.pop(name, None)
     if workers:
@@ -204,6 +210,8 @@ def stack(workers: int | None) -> Iterator[dict[str, Any]]:
     processes.append(subprocess.Popen([*gunicorn, "--bind", f"127.0.0.1:{bare_port}", "bench.http:bare_app()"],
                                       cwd=ROOT, env=env, stdout=logs, stderr=logs))
     processes.append(subprocess.Popen([sys.executable, "-m", "api.jobs.worker"], cwd=ROOT, env=env,
+                                      stdout=logs, stderr=logs))
+    processes.append(subprocess.Popen([sys.executable, "-m", "api.jobs.worker", "analyses"], cwd=ROOT, env=env,
                                       stdout=logs, stderr=logs))
     try:
         wait_for_port(web_port)
@@ -579,6 +587,29 @@ def human_against_bot(port: int, deadline: float, latencies: list[float], level:
     http.close()
 
 
+def queue_analyses(ports: dict[str, Any], count: int, simulations: int) -> None:
+    """`count` analyses of `simulations` each, of open (cube) matches between two people."""
+    http = Http(ports["web"])
+    match_id = ""
+    for index in range(count):
+        if index % 4 == 0:
+            _, created = http.request("POST", "/v1/matches", {"game": "cube", "seats": [{"type": "human"}] * 2})
+            match_id = created["id"]
+            http.request("POST", f"/v1/matches/{match_id}/join", {})
+        status, answer = http.request("POST", f"/v1/matches/{match_id}/analysis", {"simulations": simulations})
+        if status != 202:
+            raise RuntimeError(f"bench-http: an analysis was refused: {status} {answer}")
+    http.close()
+
+
+def drop_analyses(ports: dict[str, Any]) -> None:
+    """Empty the analysis queue (the measurements after this one run without them)."""
+    from redis import Redis
+    from rq import Queue
+
+    Queue("analyses", connection=Redis.from_url(ports["redis_url"])).empty()  # type: ignore[no-untyped-call]
+
+
 def phase_bots(ports: dict[str, Any], seconds: float, level: str, crowd: int) -> dict[str, Any]:
     import gevent
 
@@ -590,6 +621,14 @@ def phase_bots(ports: dict[str, Any], seconds: float, level: str, crowd: int) ->
                         for index in range(matches)])
         result[f"{matches}_matches"] = summary(latencies)
         wait_for_idle_queues(ports)
+        if matches == 1:  # the same person's match with a flood of analyses waiting
+            queue_analyses(ports, ANALYSES, simulations=20000)
+            latencies = []
+            human_against_bot(ports["web"], time.monotonic() + seconds, latencies, level, 7)
+            result[f"1_match_with_{ANALYSES}_analyses"] = summary(latencies)
+            result["analyses_over_idle_p99"] = round(
+                result[f"1_match_with_{ANALYSES}_analyses"]["p99_ms"] / result["1_matches"]["p99_ms"], 2)
+            drop_analyses(ports)
     http = Http(ports["web"])
     crowd_ids = []
     for _ in range(crowd):
@@ -701,6 +740,7 @@ def table(results: dict[str, Any]) -> str:
             rows.append((f"bot turn ({b['level']}), {key.replace('_', ' ')}",
                          f"p50 {value['p50_ms']} ms, p99 {value['p99_ms']} ms ({value['n']} turns)"))
     rows.append(("crowded / idle bot turn p50", f"{b['crowded_over_idle_p50']}x"))
+    rows.append((f"with {ANALYSES} analyses queued / idle bot turn p99", f"{b['analyses_over_idle_p99']}x (target <= 1.5x)"))
     for status in ("active", "finished"):
         parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
         rows.append((f"Redis per {status} match ({m['game']})", f"{m[f'{status}_bytes']} bytes ({parts})"))

@@ -117,7 +117,7 @@ def run_bots(redis, config):
             pass
 
     def run() -> None:
-        queues = [Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE)]
+        queues = [Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE, config.ANALYSIS_QUEUE)]
         BurstWorker(queues, connection=redis).work(burst=True, logging_level="WARNING")
 
     return run

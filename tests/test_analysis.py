@@ -124,3 +124,46 @@ def test_an_analysis_whose_job_failed_or_vanished_says_failed(client, redis) -> 
     Job.fetch(job_id_for(match["id"], asked["id"]), connection=redis).delete()  # lost with its worker
     failed = client.get(f"/v1/matches/{match['id']}/analysis/{asked['id']}", headers=auth(match["tokens"][0]))
     assert failed.get_json()["status"] == "failed"
+
+
+def test_an_address_and_a_match_have_a_cap_of_analyses_in_flight(app_with, run_bots) -> None:
+    client = app_with(ANALYSES_PER_ADDRESS=2, ANALYSES_PER_MATCH=3).test_client()
+    first, second = human_to_act(client, "cube"), human_to_act(client, "cube")
+
+    def ask(match: dict, address: str):
+        return client.post(f"/v1/matches/{match['id']}/analysis", json={"simulations": 20},
+                           environ_base={"REMOTE_ADDR": address})
+
+    assert ask(first, "10.0.0.1").status_code == 202
+    assert ask(first, "10.0.0.1").status_code == 202
+    refused = ask(first, "10.0.0.1")  # the address's third
+    assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+    assert "per client address" in refused.get_json()["detail"]
+    assert ask(second, "10.0.0.1").status_code == 429  # the cap is the address's, whatever the match
+    assert ask(first, "10.0.0.2").status_code == 202  # the match's third
+    assert ask(first, "10.0.0.3").status_code == 429  # the match's fourth
+    run_bots()  # done: they no longer count
+    assert ask(first, "10.0.0.1").status_code == 202
+
+
+def test_analyses_never_wait_in_front_of_a_bot_turn(client, redis, config) -> None:
+    """Sixteen heavy analyses queued, then a person's match where a bot is to act: the worker takes
+    the bot turn first, however many analyses wait."""
+    from rq import Queue, SimpleWorker
+
+    matches = [human_to_act(client, "cube") for _ in range(4)]
+    for index in range(16):
+        asked = client.post(f"/v1/matches/{matches[index % 4]['id']}/analysis", json={"simulations": 20000},
+                            environ_base={"REMOTE_ADDR": f"10.0.1.{index // 4}"})
+        assert asked.status_code == 202
+    for attempt in range(50):
+        bot_first = create(client, "witches", [{"type": "bot", "level": "hard"}, {"type": "human"}],
+                           seed=f"a{attempt}")
+        if bot_first["to_act"] == 0:
+            break
+    queues = [Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE,
+                                                          config.ANALYSIS_QUEUE)]
+    assert queues[2].count == 16 and queues[0].count == 1
+    SimpleWorker(queues, connection=redis).work(burst=True, max_jobs=1, logging_level="WARNING")
+    assert view(client, bot_first["id"])["version"] == bot_first["version"] + 1
+    assert queues[2].count == 16  # not one analysis ran first

@@ -1,6 +1,6 @@
 """The RQ job that runs one analysis: load the match → search the seat to act's decision → store the top moves.
 
-Enqueued by `api.service.analysis.request` by dotted path on the bot queue. The search
+Enqueued by `api.service.analysis.request` by dotted path on the analysis queue. The search
 is the bots' own (`ai.search.search`) with the caller's budget; it samples worlds from
 the analysed seat's information only, so the result reveals nothing that seat cannot see.
 """
@@ -18,7 +18,7 @@ from rq import get_current_job
 from ai.search import search
 from api.runtime.config import Config
 from api.service import MatchService
-from api.service.analysis import TOP_MOVES, AnalysisStatus, load, report
+from api.service.analysis import TOP_MOVES, AnalysisStatus, finished, load, report
 from api.store.connections import match_redis, queue_redis
 
 #: An analysis stops after this many seconds whatever its simulation count.
@@ -32,6 +32,13 @@ def run_analysis(match_id: str, analysis_id: str) -> dict[str, Any]:
     data = load(redis, match_id, analysis_id)
     if data is None:
         return {"analysis": analysis_id, "status": "expired"}
+    try:
+        return _analyse(config, redis, match_id, analysis_id, data)
+    finally:
+        finished(redis, match_id, analysis_id, data.get("address", "unknown"))
+
+
+def _analyse(config: Config, redis: Any, match_id: str, analysis_id: str, data: dict[str, str]) -> dict[str, Any]:
     service = MatchService(redis, config, _queue_connection(config))
     loaded = service.load(match_id)
     version, seat = int(data["version"]), int(data["seat"])

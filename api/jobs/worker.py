@@ -1,4 +1,5 @@
-"""`python -m api.jobs.worker`: the RQ workers that play bot turns (the Procfile's `worker` line).
+"""`python -m api.jobs.worker [analyses]`: the RQ workers that play bot turns (the Procfile's
+`worker` line), or with `analyses` those that run players' analyses (its `analyst` line).
 
 It starts `BOT_WORKERS` workers (default: one per core) as an RQ worker pool,
 which restarts a worker that dies. Each worker serves the queue of matches with
@@ -7,6 +8,10 @@ that has a job), so bots playing each other never make a person wait behind
 them; and a bots-only turn thinks at a lower CPU priority (`nice`), so a turn
 someone waits for gets the cores first while both run. The pool imports the bot-turn job, and with it the search and every game,
 before it forks, so each turn starts warm instead of importing them.
+
+Analyses have a queue of their own. `ANALYSIS_WORKERS` workers serve it alone, at a
+lower CPU priority than any bot turn; with `ANALYSIS_WORKERS=0` the bot workers serve
+it last, so an analysis is taken only when no bot turn waits.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from api.runtime.config import Config
 
 #: How much lower the CPU priority of a bots-only turn is (a `nice` increment).
 BOTS_ONLY_NICENESS = 10
+#: How much lower the CPU priority of the analysis workers is: below every bot turn's.
+ANALYSIS_NICENESS = 15
 
 #: Linux's prctl option that signals a process when its parent dies.
 _PR_SET_PDEATHSIG = 1
@@ -65,16 +72,33 @@ class BotWorker(Worker):
         super().main_work_horse(job, queue)
 
 
-def main() -> None:
-    """Work the bot queues named by the environment until stopped (SIGTERM finishes the turns)."""
+def queues_for(config: Config, analyses: bool) -> list[str]:
+    """The queues a worker serves, first first: the bot turns (and analyses last when no worker
+    of their own takes them), or the analyses alone."""
+    if analyses:
+        return [config.ANALYSIS_QUEUE]
+    bots = [config.BOT_QUEUE, config.BOTS_ONLY_QUEUE]
+    return bots if config.ANALYSIS_WORKERS > 0 else [*bots, config.ANALYSIS_QUEUE]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Work the queues named by the environment until stopped (SIGTERM finishes the jobs)."""
+    args = sys.argv[1:] if argv is None else argv
+    analyses = args[:1] == ["analyses"]
     config = Config.from_env()
+    if analyses:
+        if config.ANALYSIS_WORKERS <= 0:
+            print("worker: ANALYSIS_WORKERS=0: the bot workers take the analyses", flush=True)
+            signal.pause()  # a process type with nothing to do stays up, quietly (a supervisor restarts one that exits)
+            return
+        os.nice(ANALYSIS_NICENESS)
+    workers = config.ANALYSIS_WORKERS if analyses else config.bot_workers
+    names = queues_for(config, analyses)
     redis = Redis.from_url(config.queue_redis_url)
-    if config.bot_workers == 1:  # one worker needs no pool (nor the pool's extra process)
-        queues = [Queue(name, connection=redis) for name in (config.BOT_QUEUE, config.BOTS_ONLY_QUEUE)]
-        BotWorker(queues, connection=redis).work(logging_level="INFO")
+    if workers == 1:  # one worker needs no pool (nor the pool's extra process)
+        BotWorker([Queue(name, connection=redis) for name in names], connection=redis).work(logging_level="INFO")
         return
-    pool = WorkerPool([config.BOT_QUEUE, config.BOTS_ONLY_QUEUE], connection=redis,
-                      num_workers=config.bot_workers, worker_class=BotWorker)
+    pool = WorkerPool(names, connection=redis, num_workers=workers, worker_class=BotWorker)
     pool.start(logging_level="INFO")
 
 

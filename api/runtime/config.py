@@ -63,6 +63,14 @@ class Config:
     BOTS_ONLY_QUEUE: str = "bots-only"
     #: Bot worker processes `make run` (and `python -m api.jobs.worker`) starts; 0: one per core.
     BOT_WORKERS: int = 0
+    #: RQ queue of the analyses players ask for (never served before a bot turn).
+    ANALYSIS_QUEUE: str = "analyses"
+    #: Worker processes of their own for analyses (`python -m api.jobs.worker analyses`, at a lower
+    #: CPU priority); 0: the bot workers take analyses, only when no bot turn waits.
+    ANALYSIS_WORKERS: int = 1
+    #: Analyses queued or running at once, per client address and per match; more are refused (429).
+    ANALYSES_PER_ADDRESS: int = 4
+    ANALYSES_PER_MATCH: int = 4
     #: A bot turn nobody claimed (and whose job waits in no queue) this long is presumed lost.
     BOT_GRACE_SECONDS: float = 10.0
     #: The lease a worker holds on the bot turn it plays, renewed as it searches; one that runs
@@ -124,6 +132,10 @@ class Config:
             BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
             BOTS_ONLY_QUEUE=os.environ.get("BOTS_ONLY_QUEUE", base.BOTS_ONLY_QUEUE),
             BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
+            ANALYSIS_QUEUE=os.environ.get("ANALYSIS_QUEUE", base.ANALYSIS_QUEUE),
+            ANALYSIS_WORKERS=_env_int("ANALYSIS_WORKERS", base.ANALYSIS_WORKERS),
+            ANALYSES_PER_ADDRESS=_env_int("ANALYSES_PER_ADDRESS", base.ANALYSES_PER_ADDRESS),
+            ANALYSES_PER_MATCH=_env_int("ANALYSES_PER_MATCH", base.ANALYSES_PER_MATCH),
             BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
             BOT_LEASE_SECONDS=_env_float("BOT_LEASE_SECONDS", base.BOT_LEASE_SECONDS),
             BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),

@@ -1,9 +1,13 @@
-"""Analysis for players: a search of the position to act, queued on the bot workers, read back later.
+"""Analysis for players: a search of the position to act, queued for the workers, read back later.
 
 Whoever asks may see only what their seat may see: in a game with hidden information
 only the seat to act may analyse, and its search samples worlds from that seat's
 information alone (`Game.determinize`), like its bot would. In an open game anyone,
 spectators included, may analyse the seat to act. Results live an hour.
+
+Analyses have a queue of their own (`ANALYSIS_QUEUE`), served by workers of their own at a
+lower CPU priority, or by the bot workers only when no bot turn waits: an analysis never
+delays a bot's move. A client address and a match may each have only a few in flight.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from api.runtime.config import Config
-from api.service.errors import AnalysisNotFound, NotAllowed, NothingToDo
+from api.service.errors import AnalysisNotFound, NotAllowed, NothingToDo, TooManyAnalyses
 from api.service.model import Caller
 from api.store import storage
 from api.store.records import MatchStatus, text
@@ -35,6 +39,8 @@ MAX_SIMULATIONS = 20000
 TOP_MOVES = 5
 #: An analysis and its result are kept this long.
 ANALYSIS_TTL_SECONDS = 3600
+#: Its RQ job may run this long; an analysis in flight counts against its caps this long at most.
+JOB_TIMEOUT_SECONDS = 120
 
 
 class AnalysisStatus(StrEnum):
@@ -74,9 +80,10 @@ class Analysis:
 
 
 def request(redis: Redis | RedisCluster, config: Config, caller: Caller, simulations: int,
-            queue: Redis | None = None) -> Analysis:
-    """Queue an analysis of the position to act, if the caller may see what it needs (stored
-    with the match on `redis`; queued on `queue`, the bot queues' Redis, by default `redis`)."""
+            queue: Redis | None = None, address: str = "unknown") -> Analysis:
+    """Queue an analysis of the position to act, if the caller may see what it needs and neither
+    its `address` nor the match has its cap of analyses in flight (stored with the match on
+    `redis`; queued on the analysis queue of `queue`, the bot queues' Redis, by default `redis`)."""
     record, game = caller.record, caller.game
     seat = caller.to_act
     if record.status != MatchStatus.ACTIVE or seat is None:
@@ -92,20 +99,28 @@ def request(redis: Redis | RedisCluster, config: Config, caller: Caller, simulat
         id=secrets.token_hex(8), match=record.id, version=record.version, seat=seat,
         requested_by=caller.seat, status=AnalysisStatus.QUEUED, simulations=simulations, result=None,
     )
-    key = storage.analysis_key(record.id, analysis.id)
-    redis.hset(key, mapping={
-        "match": record.id, "version": record.version, "seat": seat,
-        "requested_by": "" if caller.seat is None else caller.seat,
-        "status": analysis.status.value, "simulations": simulations, "requested": repr(time.time()),
-    })
-    redis.expire(key, ANALYSIS_TTL_SECONDS)
     queues = queue if queue is not None else redis
     if not isinstance(queues, Redis):
         raise TypeError("RQ needs a single Redis for the bot queues: pass queue")
-    Queue(config.BOT_QUEUE, connection=queues).enqueue(
+    store = storage.Store(redis, lambda status: ANALYSIS_TTL_SECONDS)
+    slots = in_flight_keys(record.id, address)
+    if not store.take_analysis_slot(slots, analysis.id, [config.ANALYSES_PER_MATCH, config.ANALYSES_PER_ADDRESS],
+                                    until=time.time() + JOB_TIMEOUT_SECONDS):
+        raise TooManyAnalyses(
+            f"at most {config.ANALYSES_PER_MATCH} analyses per match and {config.ANALYSES_PER_ADDRESS} per "
+            "client address may be queued or running at once: ask again when one is done"
+        )
+    key = storage.analysis_key(record.id, analysis.id)
+    redis.hset(key, mapping={
+        "match": record.id, "version": record.version, "seat": seat,
+        "requested_by": "" if caller.seat is None else caller.seat, "address": address,
+        "status": analysis.status.value, "simulations": simulations, "requested": repr(time.time()),
+    })
+    redis.expire(key, ANALYSIS_TTL_SECONDS)
+    Queue(config.ANALYSIS_QUEUE, connection=queues).enqueue(
         JOB_FUNCTION, record.id, analysis.id,
         job_id=job_id_for(record.id, analysis.id),
-        job_timeout=120, result_ttl=60, failure_ttl=ANALYSIS_TTL_SECONDS,
+        job_timeout=JOB_TIMEOUT_SECONDS, result_ttl=60, failure_ttl=ANALYSIS_TTL_SECONDS,
         description=f"analysis {analysis.id} of match {record.id} at version {record.version}",
     )
     return analysis
@@ -125,6 +140,17 @@ def fetch(redis: Redis | RedisCluster, caller: Caller, analysis_id: str, queue: 
     if analysis.requested_by is not None and caller.seat != analysis.requested_by and not finished:
         raise NotAllowed("this analysis belongs to another seat until the match is over")
     return analysis
+
+
+def in_flight_keys(match_id: str, address: str) -> list[str]:
+    """Where an analysis counts while queued or running: its match's set, its address's set."""
+    return [storage.match_analyses_key(match_id), storage.address_analyses_key(address)]
+
+
+def finished(redis: Redis | RedisCluster, match_id: str, analysis_id: str, address: str) -> None:
+    """The analysis is over (done, stale or failed): it no longer counts against its caps."""
+    storage.Store(redis, lambda status: ANALYSIS_TTL_SECONDS).free_analysis_slot(
+        in_flight_keys(match_id, address), analysis_id)
 
 
 def job_id_for(match_id: str, analysis_id: str) -> str:

@@ -43,6 +43,12 @@ class NothingToDo(ServiceError):
     title = "Nothing to do"
 
 
+class TooManyAnalyses(ServiceError):
+    """The client address or the match already has its cap of analyses queued or running."""
+
+    status = 429
+
+
 class AnalysisNotFound(ServiceError):
     status = 404
     title = "Analysis not found"

@@ -128,6 +128,16 @@ def analysis_key(match_id: str, analysis_id: str) -> str:
     return f"{_tag(match_id)}:analysis:{analysis_id}"
 
 
+def match_analyses_key(match_id: str) -> str:
+    """The analyses of a match queued or running, scored by when they are presumed over."""
+    return f"{_tag(match_id)}:analyses"
+
+
+def address_analyses_key(address: str) -> str:
+    """The analyses a client address has queued or running, scored by when they are presumed over."""
+    return f"{PREFIX}:analyses:by:{address}"
+
+
 def channel_for(match_id: str) -> str:
     """The pub/sub channel announcing a match's changes."""
     return f"{_tag(match_id)}:events"
@@ -500,6 +510,30 @@ class Store:
             pipe.zadd(key, {match_id: time.time()})
             pipe.expire(key, ttl)
             pipe.execute()
+
+    # analyses in flight ------------------------------------------------------------
+
+    def take_analysis_slot(self, keys: list[str], analysis_id: str, caps: list[int], until: float) -> bool:
+        """Count an analysis against each of `keys` (a set per address, per match…), unless one is
+        at its cap of analyses still in flight (False then). Entries past `until` time out."""
+        now = time.time()
+        for key, cap in zip(keys, caps, strict=True):
+            with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zremrangebyscore(key, "-inf", now)
+                pipe.zcard(key)
+                if pipe.execute()[1] >= cap:
+                    return False
+        for key in keys:
+            with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(key, {analysis_id: until})
+                pipe.expire(key, max(1, int(until - now) + 1))
+                pipe.execute()
+        return True
+
+    def free_analysis_slot(self, keys: list[str], analysis_id: str) -> None:
+        """The analysis is over: it no longer counts against `keys`."""
+        for key in keys:
+            self.redis.zrem(key, analysis_id)
 
     # idempotency records -----------------------------------------------------------
 

@@ -8,6 +8,7 @@ from api.service import analysis
 from api.web import schemas
 from api.web.contract import Auth, Reply, operation
 from api.web.http import bearer_token, load_body, service
+from api.web.limits import client_address
 
 bp = Blueprint("analysis", __name__, url_prefix="/v1/matches")
 
@@ -34,7 +35,7 @@ EXAMPLE = {
                    example={**EXAMPLE, "status": "queued", "result": None},
                    headers={"Location": {"description": "URL of the analysis", "schema": {"type": "string"}}}),
         400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
-        413: "TooLarge", 415: "UnsupportedMediaType", 422: "Invalid",
+        413: "TooLarge", 415: "UnsupportedMediaType", 422: "Invalid", 429: "TooManyRequests",
     },
 )
 def request_analysis(match_id: str) -> Response:
@@ -44,11 +45,14 @@ def request_analysis(match_id: str) -> Response:
     cannot tell apart, so it shows nothing your seat may not see. In a game with hidden
     information only the seat to act may ask (with its token); in an open game anyone may,
     spectators included. Poll the returned Location (a bot-sized search takes about a second).
+    Analyses never delay a bot's move, and a client address or a match may have only a few
+    queued or running at once (ANALYSES_PER_ADDRESS, ANALYSES_PER_MATCH): 429 past that.
     """
     svc = service()
     caller = svc.caller(match_id, bearer_token())
     data = load_body(schemas.ANALYSIS_REQUEST, optional=True)
-    queued = analysis.request(svc.redis, svc.config, caller, data["simulations"], svc.bots.redis)
+    queued = analysis.request(svc.redis, svc.config, caller, data["simulations"], svc.bots.redis,
+                              address=client_address())
     response = jsonify(schemas.ANALYSIS.dump(queued))
     response.status_code = 202
     response.headers["Location"] = url_for("analysis.show", match_id=match_id, analysis_id=queued.id)
