@@ -180,3 +180,31 @@ def test_a_saturated_machine_recovers_nothing_and_searches_nothing_twice(client,
     finally:
         busy.kill()
         running.stop()
+
+
+@pytest.mark.timeout(120)
+def test_a_killed_worker_stops_counting_for_readyz_and_leaves_rqs_registry(app_with, redis, redis_url, config) -> None:
+    from rq import Queue, Worker
+
+    client = app_with(READY_WORKER_SECONDS=3.0).test_client()
+    running = Processes(redis_url, WORKER_TTL_SECONDS="16")  # an idle worker beats every second
+    try:
+        running.start("worker")
+        deadline = time.monotonic() + 60
+        while client.get("/readyz").status_code != 200:
+            assert time.monotonic() < deadline, "the worker never counted as alive"
+            time.sleep(0.2)
+        running.kill("worker")
+        killed = time.monotonic()
+        while client.get("/readyz").status_code != 503:
+            assert time.monotonic() - killed < 10, "/readyz still counts a killed worker"
+            time.sleep(0.2)
+        print(f"\n/readyz stopped counting the killed worker after {time.monotonic() - killed:.1f} s")
+        service = client.application.extensions["coven"]
+        queue = Queue(config.BOT_QUEUE, connection=redis)
+        while Worker.all(queue=queue):
+            assert time.monotonic() - killed < 40, "the dead worker stays in RQ's registry"
+            service.bots.forget_dead_workers()  # what the sweeper does every few seconds
+            time.sleep(0.5)
+    finally:
+        running.stop()

@@ -129,8 +129,9 @@ class DevServer:
 
     def pids(self, name: str) -> list[int]:
         """Every pid the supervisor started `name` with, in order."""
-        prefix = f"coven: started {name} (pid "
-        return [int(line[len(prefix):-1]) for line in list(self.lines) if line.startswith(prefix)]
+        prefix = f"started {name} (pid "
+        messages = [json.loads(line)["message"] for line in list(self.lines) if line.startswith("{")]
+        return [int(message[len(prefix):-1]) for message in messages if message.startswith(prefix)]
 
     def wait_for(self, check, what: str, seconds: float = 30.0):
         deadline = time.monotonic() + seconds
@@ -168,6 +169,16 @@ def devserver(tmp_path: Path) -> Iterator[DevServer]:
         if server.process.poll() is None:
             server.process.kill()  # its children die with it (PR_SET_PDEATHSIG)
             server.process.wait()
+
+
+def log_lines(text: str) -> list[dict]:
+    """Every line of a dev server's output, as the JSON object it must be."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def supervisor_said(text: str) -> list[str]:
+    """The messages of the supervisor's own lines."""
+    return [line["message"] for line in log_lines(text) if line["logger"] == "coven.supervisor"]
 
 
 def descendants(pid: int) -> set[int]:
@@ -208,7 +219,8 @@ def test_make_run_restarts_whichever_process_is_killed(devserver: DevServer) -> 
         devserver.wait_for(lambda name=name: len(devserver.pids(name)) == 2, f"{name} is restarted")
         devserver.wait_for(lambda orphans=orphans: not [pid for pid in orphans if alive(pid)],
                            f"the processes {name} started die with it")
-        assert f"coven: {name} (pid {killed}) killed by SIGKILL" in devserver.output
+        assert any(said.startswith(f"{name} (pid {killed}) killed by SIGKILL")
+                   for said in supervisor_said(devserver.output))
         # (a killed gunicorn's orphaned worker may answer for a second before it notices)
         current = devserver.wait_for(lambda: devserver.request("GET", f"/v1/matches/{created['id']}")[1],
                                      f"the match is served again after {name} was killed")
@@ -227,8 +239,19 @@ def test_make_run_restarts_whichever_process_is_killed(devserver: DevServer) -> 
     everyone = below | set(started) | {pid for name in ("redis", "web", "worker", "sweeper")
                                        for pid in devserver.pids(name)}
     assert len(below) >= 5 and not [pid for pid in everyone if alive(pid)]
-    assert "coven: stopped" in devserver.output
+    assert "stopped" in supervisor_said(devserver.output)
     assert devserver.request("GET", "/healthz")[0] == 0  # nobody listens any more
+    # One stream, one format: every process's lines are JSON with the same fields, and Redis's
+    # death is one warning per process that noticed it, never a traceback.
+    lines = log_lines(devserver.output)
+    assert all({"level", "logger", "message", "time"} <= line.keys() for line in lines)
+    assert {line.get("process") for line in lines} >= {"web", "worker"}
+    warned: dict[str, int] = {}
+    for line in lines:
+        if line["message"].startswith("redis unavailable"):
+            warned[line["process"]] = warned.get(line["process"], 0) + 1
+    print(f"\nredis unavailable warnings by process: {warned}")
+    assert warned.get("sweeper", 0) <= 1 and warned.get("worker", 0) <= 3, warned  # the pool and its two workers
 
 
 @pytest.mark.skipif(not shutil.which("make"), reason="needs make")
@@ -255,12 +278,12 @@ def test_ctrl_c_stops_make_run_cleanly(tmp_path: Path) -> None:
                     return
 
     try:
-        read(b"coven: docs", 60)
-        assert b"coven: docs" in output, output.decode(errors="replace")
+        read(b"docs http://", 60)
+        assert b"docs http://" in output, output.decode(errors="replace")
         os.write(terminal, b"\x1a")  # Ctrl-Z: ignored (it would stop the supervisor alone)
         time.sleep(0.3)
         os.write(terminal, b"\x03")  # Ctrl-C
-        read(b"coven: stopped", 30)
+        read(b'"message": "stopped"', 30)
         _, status = os.waitpid(pid, 0)
         read(b"\0", 0.5)
     finally:
@@ -271,7 +294,7 @@ def test_ctrl_c_stops_make_run_cleanly(tmp_path: Path) -> None:
         os.close(terminal)
     text = output.decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 0, text
-    assert "coven: stopped" in text and "Error" not in text and "Interrupt" not in text
+    assert '"message": "stopped"' in text and "Error" not in text and "Interrupt" not in text
 
 
 def test_a_program_that_keeps_dying_is_restarted_with_a_growing_backoff() -> None:
@@ -293,9 +316,10 @@ def test_a_program_that_keeps_dying_is_restarted_with_a_growing_backoff() -> Non
     threading.Thread(target=stop_after_four_deaths).start()
     assert supervisor.run() == 0
     text = out.getvalue()
-    delays = [float(line.split("restarting in ")[1].split()[0]) for line in text.splitlines()
-              if line.startswith("coven: flaky") and "exited with 3" in line]
+    said = supervisor_said(text)
+    delays = [float(message.split("restarting in ")[1].split()[0]) for message in said
+              if message.startswith("flaky") and "exited with 3" in message]
     assert delays[:4] == [0.05, 0.1, 0.2, 0.2], text  # doubling, capped
-    assert "flaky  | up" in text
-    assert text.count("coven: started steady") == 1  # the others run on
+    assert any(line["message"] == "up" and line.get("process") == "flaky" for line in log_lines(text))
+    assert sum(message.startswith("started steady") for message in said) == 1  # the others run on
     assert steady.process is not None and steady.process.returncode == -signal.SIGTERM

@@ -125,6 +125,19 @@ def test_open_waiting_matches_are_capped_per_address(app_with) -> None:
     assert client.post("/v1/matches", json=TWO_HUMANS).status_code == 201  # one of the two started
 
 
+def test_the_open_matches_cap_says_when_it_frees_and_costs_no_create_quota(app_with) -> None:
+    client = app_with(OPEN_MATCHES_PER_ADDRESS=1, RATE_LIMIT_CREATE="3/minute", WAITING_TTL_SECONDS=600).test_client()
+    assert client.post("/v1/matches", json=TWO_HUMANS).status_code == 201  # quota 3 → 2
+    for _ in range(4):  # refused by the cap: none of these costs a creation
+        refused = client.post("/v1/matches", json=TWO_HUMANS)
+        assert_problem(refused, 429)
+        assert 590 <= int(refused.headers["Retry-After"]) <= 600  # when the waiting match expires at the latest
+    assert client.post("/v1/matches", json=VS_BOT).status_code == 201  # 2 → 1
+    assert client.post("/v1/matches", json=VS_BOT).status_code == 201  # 1 → 0
+    body = assert_problem(client.post("/v1/matches", json=VS_BOT), 429)
+    assert body["policy"] == "create-per-minute"
+
+
 def test_limits_can_be_switched_off(app_with) -> None:
     client = app_with(RATE_LIMITS_ENABLED=False, RATE_LIMIT_CREATE="1/minute",
                       OPEN_MATCHES_PER_ADDRESS=1).test_client()

@@ -10,6 +10,7 @@ or silent past its budget.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import click
@@ -17,6 +18,12 @@ from flask import current_app
 from flask.cli import with_appcontext
 from redis.exceptions import RedisError
 
+from api.runtime.logs import REDIS_OUTAGE
+
+log = logging.getLogger("coven.sweeper")
+
+#: How often the sweeper takes dead workers out of RQ's registry.
+WORKER_CLEAN_SECONDS = 10.0
 #: The sweeper never naps shorter than this, however close the next due turn.
 MIN_NAP_SECONDS = 0.05
 
@@ -27,18 +34,25 @@ MIN_NAP_SECONDS = 0.05
 def sweep_bots_command(once: bool) -> None:
     """Queue the turns that are due: lost or dead bot turns, and seats out of time."""
     service = current_app.extensions["coven"]
+    cleaned = 0.0
     while True:
         nap = service.config.BOT_SWEEP_SECONDS
         try:
             recovered = service.sweep_bots()
             next_due = service.store.next_due()
+            if time.monotonic() - cleaned >= WORKER_CLEAN_SECONDS:
+                service.bots.forget_dead_workers()
+                cleaned = time.monotonic()
         except RedisError as error:
             if once:
                 raise click.ClickException(str(error)) from error
-            click.echo(f"sweep-bots: {error}", err=True)  # Redis restarting: the next round retries
+            REDIS_OUTAGE.lost(error)  # Redis restarting: the next round retries
         else:
-            if recovered or once:
+            REDIS_OUTAGE.back()
+            if once:
                 click.echo(f"sweep-bots: re-enqueued {recovered} bot turn(s)")
+            elif recovered:
+                log.info("re-enqueued %d bot turn(s)", recovered)
             if next_due is not None:
                 nap = min(nap, max(MIN_NAP_SECONDS, next_due - time.time()))
         if once:

@@ -17,12 +17,16 @@ it last, so an analysis is taken only when no bot turn waits.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import signal
 import sys
+import time
 from typing import Any
 
 from redis import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, Worker
 from rq.job import Job
 from rq.worker_pool import WorkerPool
@@ -30,11 +34,17 @@ from rq.worker_pool import WorkerPool
 import api.jobs.analysis  # noqa: F401 - likewise for analyses
 import api.jobs.bot_turn  # noqa: F401 - imports the search before forking (see above)
 from api.runtime.config import Config
+from api.runtime.logs import REDIS_OUTAGE, configure_logging
 
 #: How much lower the CPU priority of a bots-only turn is (a `nice` increment).
 BOTS_ONLY_NICENESS = 10
 #: How much lower the CPU priority of the analysis workers is: below every bot turn's.
 ANALYSIS_NICENESS = 15
+
+#: How often a worker busy with a job refreshes its heartbeat.
+WORKER_MONITOR_SECONDS = 5
+#: How long a worker waiting for Redis sleeps between tries.
+REDIS_RETRY_SECONDS = 1.0
 
 #: Linux's prctl option that signals a process when its parent dies.
 _PR_SET_PDEATHSIG = 1
@@ -55,8 +65,15 @@ class BotWorker(Worker):
     """RQ's forking worker; the work horse of a bots-only turn lowers its own CPU priority."""
 
     def __init__(self, *args: Any, **kwargs: Any):
-        # A short time to live makes an idle worker's heartbeat frequent enough for /readyz.
-        kwargs.setdefault("worker_ttl", Config.from_env().WORKER_TTL_SECONDS)
+        config = Config.from_env()
+        configure_logging(config.LOG_LEVEL, quiet_redis=True)  # a pool's workers: a process each
+        connection = kwargs.get("connection")
+        if connection is not None:
+            wait_for_redis(connection)  # a worker started while Redis is away waits, quietly
+        # A short time to live makes an idle worker's heartbeat frequent enough for /readyz, and
+        # a worker busy with a turn sends one every WORKER_MONITOR_SECONDS.
+        kwargs.setdefault("worker_ttl", config.WORKER_TTL_SECONDS)
+        kwargs.setdefault("job_monitoring_interval", WORKER_MONITOR_SECONDS)
         super().__init__(*args, **kwargs)
         die_with_parent()
 
@@ -70,6 +87,19 @@ class BotWorker(Worker):
         if queue.name == Config.from_env().BOTS_ONLY_QUEUE:
             os.nice(BOTS_ONLY_NICENESS)
         super().main_work_horse(job, queue)
+
+
+def wait_for_redis(redis: Redis) -> None:
+    """Return once Redis answers; while it does not, one warning for the whole wait."""
+    while True:
+        try:
+            redis.ping()
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            REDIS_OUTAGE.lost(error)
+            time.sleep(REDIS_RETRY_SECONDS)
+        else:
+            REDIS_OUTAGE.back()
+            return
 
 
 def queues_for(config: Config, analyses: bool) -> list[str]:
@@ -86,15 +116,17 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     analyses = args[:1] == ["analyses"]
     config = Config.from_env()
+    configure_logging(config.LOG_LEVEL, quiet_redis=True)
     if analyses:
         if config.ANALYSIS_WORKERS <= 0:
-            print("worker: ANALYSIS_WORKERS=0: the bot workers take the analyses", flush=True)
+            logging.getLogger("coven.worker").info("ANALYSIS_WORKERS=0: the bot workers take the analyses")
             signal.pause()  # a process type with nothing to do stays up, quietly (a supervisor restarts one that exits)
             return
         os.nice(ANALYSIS_NICENESS)
     workers = config.ANALYSIS_WORKERS if analyses else config.bot_workers
     names = queues_for(config, analyses)
     redis = Redis.from_url(config.queue_redis_url)
+    wait_for_redis(redis)
     if workers == 1:  # one worker needs no pool (nor the pool's extra process)
         BotWorker([Queue(name, connection=redis) for name in names], connection=redis).work(logging_level="INFO")
         return

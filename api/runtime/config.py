@@ -84,11 +84,12 @@ class Config:
     MAX_CONTENT_LENGTH: int = 64 * 1024
     #: Matches listed by GET /v1/matches at most.
     LIST_LIMIT: int = 100
-    #: /readyz fails when no bot worker sent a heartbeat within this many seconds (workers
-    #: send one at least every WORKER_TTL_SECONDS - 15 seconds).
-    READY_WORKER_SECONDS: float = 90.0
-    #: RQ workers' time to live: an idle worker refreshes its heartbeat 15 s before it runs out.
-    WORKER_TTL_SECONDS: int = 60
+    #: /readyz counts only the bot workers that sent a heartbeat within this many seconds (an
+    #: idle worker sends one every WORKER_TTL_SECONDS - 15 seconds, a busy one every 5).
+    READY_WORKER_SECONDS: float = 15.0
+    #: RQ workers' time to live: an idle worker refreshes its heartbeat 15 s before it runs out,
+    #: and a worker that died leaves RQ's registry once it has run out (the sweeper cleans it).
+    WORKER_TTL_SECONDS: int = 20
     #: Level of the JSON logs (DEBUG, INFO, WARNING, ERROR).
     LOG_LEVEL: str = "INFO"
     #: Rate limits on (Flask-Limiter, counters in REDIS_URL's Redis, shared by every web process).

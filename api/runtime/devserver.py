@@ -15,7 +15,7 @@ from pathlib import Path
 from redis import Redis
 from redis.exceptions import RedisError
 
-from api.runtime.supervisor import Program, Supervisor
+from api.runtime.supervisor import Program, Supervisor, json_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,7 +130,8 @@ def main() -> int:
     else:
         redis, url = embedded_redis()
         programs.append(redis)
-        print(f"coven: embedded redis-server at {url} (data in {run_dir() / 'redis'})", flush=True)
+        print(json_line("INFO", "coven.supervisor", f"embedded redis-server at {url} (data in {run_dir() / 'redis'})"),
+              flush=True)
     programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port),
                                    "PROMETHEUS_MULTIPROC_DIR": str(fresh_metrics_dir())})
     return DevServer(programs, port).run()

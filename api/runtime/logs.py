@@ -19,6 +19,8 @@ from typing import Any
 import orjson
 from flask import Flask, Response, g, has_request_context, request
 from pythonjsonlogger.orjson import OrjsonFormatter
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
@@ -51,8 +53,9 @@ class RequestContext(logging.Filter):
         return True
 
 
-def configure_logging(level: str = "INFO") -> None:
-    """JSON lines on stderr for the root logger (once per process; gunicorn's and RQ's too)."""
+def configure_logging(level: str = "INFO", quiet_redis: bool = False) -> None:
+    """JSON lines on stderr for the root logger (once per process; gunicorn's and RQ's too);
+    `quiet_redis`: a Redis outage is one warning, not a traceback a retry (`RedisOutage`)."""
     root = logging.getLogger()
     if any(getattr(handler, "_coven", False) for handler in root.handlers):
         return
@@ -64,11 +67,48 @@ def configure_logging(level: str = "INFO") -> None:
         timestamp="time",  # ISO 8601, UTC
     ))
     handler.addFilter(RequestContext())
+    if quiet_redis:
+        handler.addFilter(REDIS_OUTAGE)
     root.addHandler(handler)
     root.setLevel(level.upper())
-    for name in ("gunicorn.error", "gunicorn.access", "rq.worker"):
+    for name in ("gunicorn.error", "gunicorn.access", "rq.worker", "rq.worker_pool"):
         logging.getLogger(name).propagate = True
         logging.getLogger(name).handlers = []
+
+
+class RedisOutage(logging.Filter):
+    """One warning per process when Redis goes away, one line when it is back: what RQ and redis-py
+    log on every retry (tracebacks included) while it is away is folded into them.
+
+    Installed on the JSON handler of the worker processes (`configure_logging(quiet_redis=True)`);
+    `lost` and `back` are also called by the loops that notice an outage themselves."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+
+    def lost(self, error: BaseException | str) -> None:
+        if not self.down:
+            self.down = True
+            logging.getLogger("coven.redis").warning("redis unavailable (%s): retrying until it is back", error)
+
+    def back(self) -> None:
+        if self.down:
+            self.down = False
+            logging.getLogger("coven.redis").info("redis reachable again")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "coven.redis":
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, RedisConnectionError | RedisTimeoutError) or "connect to Redis" in record.getMessage():
+            self.lost(error or record.getMessage())
+            return False
+        return True
+
+
+#: The process's one outage notice (see RedisOutage).
+REDIS_OUTAGE = RedisOutage()
 
 
 def new_request_id() -> str:

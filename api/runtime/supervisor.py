@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import IO
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -69,6 +71,25 @@ def describe_exit(code: int) -> str:
     return f"exited with {code}"
 
 
+def json_line(level: str, logger: str, message: str, **fields: object) -> str:
+    """A log line with the fields of Coven's JSON logs (`api.runtime.logs`): level, logger,
+    message, time, and any more."""
+    line = {"level": level, "logger": logger, "message": message, **fields,
+            "time": datetime.now(UTC).isoformat()}
+    return json.dumps(line, ensure_ascii=False)
+
+
+def relayed_line(process: str, text: str) -> str:
+    """A program's line of output as a JSON log line with its `process`."""
+    try:
+        parsed = json.loads(text) if text.startswith("{") else None
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and "message" in parsed:
+        return json.dumps({**parsed, "process": process}, ensure_ascii=False)
+    return json_line("INFO", process, text, process=process)
+
+
 class Supervisor:
     """Keeps a list of programs running until asked to stop."""
 
@@ -89,24 +110,24 @@ class Supervisor:
         self.stop_timeout = stop_timeout
         self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._width = max((len(p.name) for p in programs), default=5)
 
     # output --------------------------------------------------------------------------------
 
-    def log(self, message: str) -> None:
-        """A line of the supervisor's own."""
-        with self._lock:
-            self.out.write(f"coven: {message}\n")
-            self.out.flush()
+    def log(self, message: str, level: str = "INFO") -> None:
+        """A line of the supervisor's own, in the JSON lines every Coven process writes."""
+        self._write(json_line(level, "coven.supervisor", message))
 
     def _relay(self, program: Program, stream: IO[str]) -> None:
-        """Copy a program's output, each line prefixed with the time and its name (as honcho does)."""
-        prefix = f"{program.name:<{self._width}} | "
+        """Copy a program's output as JSON lines naming it (`process`): its own JSON lines with
+        that field added, any other line (a program's plain output) as the message of one."""
         for line in stream:
-            with self._lock:
-                self.out.write(f"{time.strftime('%H:%M:%S')} {prefix}{line.rstrip()}\n")
-                self.out.flush()
+            self._write(relayed_line(program.name, line.rstrip("\n")))
         stream.close()
+
+    def _write(self, line: str) -> None:
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
 
     # running --------------------------------------------------------------------------------
 
@@ -121,7 +142,7 @@ class Supervisor:
                 preexec_fn=_die_with_parent,
             )
         except OSError as error:
-            self.log(f"{program.name} could not start: {error}")
+            self.log(f"{program.name} could not start: {error}", "ERROR")
             self._schedule_restart(program, ran=0.0)
             return
         program.started = time.monotonic()
@@ -145,7 +166,7 @@ class Supervisor:
         program.process = None
         self._schedule_restart(program, ran)
         self.log(f"{program.name} (pid {pid}) {describe_exit(code)} after {ran:.1f} s; "
-                 f"restarting in {program.backoff:g} s")
+                 f"restarting in {program.backoff:g} s", "WARNING")
 
     def run(self) -> int:
         """Start every program, keep them running until Ctrl-C or SIGTERM, then stop them; 0."""

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import contextlib
 import time
+from datetime import UTC, datetime, timedelta
 
 from redis import Redis
-from rq import Queue, Retry
+from rq import Queue, Retry, Worker
 from rq.exceptions import NoSuchJobError
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job
+from rq.worker_registration import clean_worker_registry
 
 from ai.levels import get_level
 from api.runtime import metrics
@@ -149,6 +151,21 @@ class BotScheduler:
         self._enqueue(match_id, version, level_name, humans, attempt=recoveries + 1)
         metrics.count_recovered_turn(self.store.redis)
         return True
+
+    def forget_dead_workers(self) -> int:
+        """Take the workers that died out of RQ's registry: those whose registration ran out, and
+        those silent for twice READY_WORKER_SECONDS (a live one beats every few seconds, busy or
+        not; RQ itself would list a killed one for its time to live plus a minute). How many."""
+        silent_since = datetime.now(UTC) - timedelta(seconds=2 * self.config.READY_WORKER_SECONDS)
+        dead = 0
+        for name in (self.config.BOT_QUEUE, self.config.BOTS_ONLY_QUEUE, self.config.ANALYSIS_QUEUE):
+            queue = Queue(name, connection=self.redis)
+            clean_worker_registry(queue)
+            for worker in Worker.all(queue=queue):
+                if worker.last_heartbeat is not None and worker.last_heartbeat < silent_since:
+                    worker.register_death()  # type: ignore[no-untyped-call]
+                    dead += 1
+        return dead
 
     def claim(self, match_id: str, version: int, holder: str) -> bool:
         """Take the lease on the turn at `version` (False: another worker holds it)."""

@@ -503,6 +503,14 @@ class Store:
             self.redis.zrem(key, *(set(ids) - set(waiting)))
         return waiting
 
+    def first_expiry(self, match_ids: list[str]) -> int | None:
+        """Whole seconds until the first of these matches expires (None: none has an expiry)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in match_ids:
+                pipe.ttl(match_key(match_id))
+            left = [ttl for ttl in pipe.execute() if ttl is not None and ttl >= 0]
+        return max(1, min(left)) if left else None
+
     def remember_open_match(self, owner: str, match_id: str, ttl: int) -> None:
         """Note that `owner` opened a waiting match (the set lives as long as its newest match)."""
         key = open_matches_key(owner)

@@ -50,9 +50,10 @@ READ_POLICY = "read"
 
 
 class TooManyOpenMatches(Exception):
-    """The client address already has OPEN_MATCHES_PER_ADDRESS matches waiting for players."""
+    """The client address already has OPEN_MATCHES_PER_ADDRESS matches waiting for players;
+    `retry_after`: seconds until the first of them expires at the latest (None: unknown)."""
 
-    def __init__(self, cap: int, retry_after: int):
+    def __init__(self, cap: int, retry_after: int | None):
         super().__init__(f"at most {cap} matches waiting for players per client address")
         self.cap = cap
         self.retry_after = retry_after
@@ -97,7 +98,8 @@ def check_open_matches(store: Store, config: Config, seats: list[dict[str, Any]]
         return
     waiting = store.waiting_matches_of(client_address())
     if len(waiting) >= config.OPEN_MATCHES_PER_ADDRESS:
-        raise TooManyOpenMatches(config.OPEN_MATCHES_PER_ADDRESS, config.WAITING_TTL_SECONDS)
+        # the cap frees when one is joined (nobody can tell when) or at the latest when the first expires
+        raise TooManyOpenMatches(config.OPEN_MATCHES_PER_ADDRESS, store.first_expiry(waiting))
 
 
 def remember_open_match(store: Store, config: Config, match_id: str, status: str) -> None:
@@ -143,6 +145,7 @@ def init_app(app: Flask, config: Config) -> Limiter:
     for endpoint, (policy, setting, counted) in POLICIES.items() if config.RATE_LIMITS_ENABLED else ():
         limit = limiter.shared_limit(
             _setting(setting), scope=policy, key_func=KEY_FUNCTIONS[counted],
+            deduct_when=_not_refused,  # a request refused with 429 (a cap) costs no quota
         )
         limited: Any = limit(app.view_functions[endpoint])  # the view, counted first
         app.view_functions[endpoint] = limited
@@ -160,15 +163,21 @@ def init_app(app: Flask, config: Config) -> Limiter:
     def too_many_open(error: TooManyOpenMatches) -> Response:
         response = problem(429, "Too many open matches",
                            f"{error}: wait until one is joined or expires", policy="open-matches")
-        response.headers["Retry-After"] = str(error.retry_after)
+        if error.retry_after is not None:
+            response.headers["Retry-After"] = str(error.retry_after)
         return response
 
-    @app.after_request
     def rate_limit_headers(response: Response) -> Response:
         limits = limiter.current_limits if limiter.enabled else []
         if limits:
             _add_headers(response, limits, limiter.current_limit)
         return response
+
+    # After Flask-Limiter's own hook, which makes the deductions of the limits counted only when
+    # the answer is not a refusal: the headers then say what is left (hooks run last-first).
+    hooks = app.after_request_funcs.setdefault(None, [])
+    hooks.insert(next((index for index, hook in enumerate(hooks) if getattr(hook, "args", ())[:1] == (limiter,)),
+                      len(hooks)), rate_limit_headers)
 
     return limiter
 
@@ -184,7 +193,7 @@ def _add_headers(response: Response, limits: list[RequestLimit], current: Reques
     reset_in = max(1, math.ceil(current.window[0] - time.time()))
     remaining = 0 if current.breached else max(0, current.remaining)
     response.headers["RateLimit"] = f'"{_policy_name(current)}";r={remaining};t={reset_in}'
-    if response.status_code == 429:
+    if response.status_code == 429 and current.breached:  # refused by this limit, not by a cap
         response.headers["Retry-After"] = str(reset_in)
 
 
@@ -194,6 +203,11 @@ def _policy_name(limit: RequestLimit) -> str:
     item = limit.limit
     window = item.GRANULARITY.name if item.multiples == 1 else f"{item.multiples}-{item.GRANULARITY.name}s"
     return f"{READ_POLICY if scope == 'global' else scope}-per-{window}"
+
+
+def _not_refused(response: Response) -> bool:
+    """Whether an answer counts against its limit: everything but a refusal for too many."""
+    return response.status_code != 429
 
 
 def _setting(name: str) -> Callable[[], str]:
