@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    return int(value) if value else default
-
-
-def _env_float(name: str, default: float) -> float:
-    value = os.environ.get(name, "").strip()
-    return float(value) if value else default
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name, "").strip().lower()
-    return value in ("1", "true", "yes", "on") if value else default
-
-
-def _env_list(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return tuple(item.strip() for item in value.split(",") if item.strip())
+def _parse(raw: str, default: Any) -> Any:
+    """An environment variable's text as a value of the type of the setting's default."""
+    value = raw.strip()
+    if isinstance(default, bool):
+        return value.lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int):
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
+    if isinstance(default, tuple):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
 
 
 @dataclass(frozen=True)
@@ -113,49 +106,22 @@ class Config:
     TRUSTED_PROXY_HOPS: int = 0
 
     @classmethod
-    def from_env(cls) -> Config:
-        """The configuration named by the environment, defaults elsewhere."""
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """The configuration named by the environment (each setting a variable of its name),
+        defaults elsewhere. An empty variable counts as unset, but a list's: `CORS_ORIGINS=`
+        allows no origin. A value of the wrong type is a ValueError naming the variable."""
+        environ = os.environ if environ is None else environ
         base = cls()
-        return cls(
-            REDIS_URL=os.environ.get("REDIS_URL", base.REDIS_URL),
-            REDIS_CLUSTER=_env_bool("REDIS_CLUSTER", base.REDIS_CLUSTER),
-            QUEUE_REDIS_URL=os.environ.get("QUEUE_REDIS_URL", base.QUEUE_REDIS_URL),
-            PORT=_env_int("PORT", base.PORT),
-            MATCH_TTL_SECONDS=_env_int("MATCH_TTL_SECONDS", base.MATCH_TTL_SECONDS),
-            WAITING_TTL_SECONDS=_env_int("WAITING_TTL_SECONDS", base.WAITING_TTL_SECONDS),
-            IDLE_TTL_SECONDS=_env_int("IDLE_TTL_SECONDS", base.IDLE_TTL_SECONDS),
-            IDEMPOTENCY_TTL_SECONDS=_env_int("IDEMPOTENCY_TTL_SECONDS", base.IDEMPOTENCY_TTL_SECONDS),
-            STREAM_TICKET_SECONDS=_env_int("STREAM_TICKET_SECONDS", base.STREAM_TICKET_SECONDS),
-            CORS_ORIGINS=_env_list("CORS_ORIGINS", base.CORS_ORIGINS),
-            LONG_POLL_MAX_SECONDS=_env_float("LONG_POLL_MAX_SECONDS", base.LONG_POLL_MAX_SECONDS),
-            SSE_MAX_SECONDS=_env_float("SSE_MAX_SECONDS", base.SSE_MAX_SECONDS),
-            SSE_KEEPALIVE_SECONDS=_env_float("SSE_KEEPALIVE_SECONDS", base.SSE_KEEPALIVE_SECONDS),
-            BOT_QUEUE=os.environ.get("BOT_QUEUE", base.BOT_QUEUE),
-            BOTS_ONLY_QUEUE=os.environ.get("BOTS_ONLY_QUEUE", base.BOTS_ONLY_QUEUE),
-            BOT_WORKERS=_env_int("BOT_WORKERS", base.BOT_WORKERS),
-            ANALYSIS_QUEUE=os.environ.get("ANALYSIS_QUEUE", base.ANALYSIS_QUEUE),
-            ANALYSIS_WORKERS=_env_int("ANALYSIS_WORKERS", base.ANALYSIS_WORKERS),
-            ANALYSES_PER_ADDRESS=_env_int("ANALYSES_PER_ADDRESS", base.ANALYSES_PER_ADDRESS),
-            ANALYSES_PER_MATCH=_env_int("ANALYSES_PER_MATCH", base.ANALYSES_PER_MATCH),
-            BOT_GRACE_SECONDS=_env_float("BOT_GRACE_SECONDS", base.BOT_GRACE_SECONDS),
-            BOT_LEASE_SECONDS=_env_float("BOT_LEASE_SECONDS", base.BOT_LEASE_SECONDS),
-            BOT_SWEEP_SECONDS=_env_float("BOT_SWEEP_SECONDS", base.BOT_SWEEP_SECONDS),
-            BOT_RETRY_SECONDS=_env_float("BOT_RETRY_SECONDS", base.BOT_RETRY_SECONDS),
-            MAX_CONTENT_LENGTH=_env_int("MAX_CONTENT_LENGTH", base.MAX_CONTENT_LENGTH),
-            LIST_LIMIT=_env_int("LIST_LIMIT", base.LIST_LIMIT),
-            READY_WORKER_SECONDS=_env_float("READY_WORKER_SECONDS", base.READY_WORKER_SECONDS),
-            WORKER_TTL_SECONDS=_env_int("WORKER_TTL_SECONDS", base.WORKER_TTL_SECONDS),
-            LOG_LEVEL=os.environ.get("LOG_LEVEL") or base.LOG_LEVEL,
-            RATE_LIMITS_ENABLED=_env_bool("RATE_LIMITS_ENABLED", base.RATE_LIMITS_ENABLED),
-            RATE_LIMIT_CREATE=os.environ.get("RATE_LIMIT_CREATE") or base.RATE_LIMIT_CREATE,
-            RATE_LIMIT_JOIN=os.environ.get("RATE_LIMIT_JOIN") or base.RATE_LIMIT_JOIN,
-            RATE_LIMIT_MOVE=os.environ.get("RATE_LIMIT_MOVE") or base.RATE_LIMIT_MOVE,
-            RATE_LIMIT_TICKET=os.environ.get("RATE_LIMIT_TICKET") or base.RATE_LIMIT_TICKET,
-            RATE_LIMIT_ANALYSIS=os.environ.get("RATE_LIMIT_ANALYSIS") or base.RATE_LIMIT_ANALYSIS,
-            RATE_LIMIT_READ=os.environ.get("RATE_LIMIT_READ") or base.RATE_LIMIT_READ,
-            OPEN_MATCHES_PER_ADDRESS=_env_int("OPEN_MATCHES_PER_ADDRESS", base.OPEN_MATCHES_PER_ADDRESS),
-            TRUSTED_PROXY_HOPS=_env_int("TRUSTED_PROXY_HOPS", base.TRUSTED_PROXY_HOPS),
-        )
+        changes: dict[str, Any] = {}
+        for setting in fields(cls):
+            raw, default = environ.get(setting.name), getattr(base, setting.name)
+            if raw is None or (not raw.strip() and not isinstance(default, tuple)):
+                continue
+            try:
+                changes[setting.name] = _parse(raw, default)
+            except ValueError:
+                raise ValueError(f"{setting.name}={raw!r} is not a {type(default).__name__}") from None
+        return replace(base, **changes)
 
     @property
     def queue_redis_url(self) -> str:
