@@ -547,11 +547,12 @@ class MatchService:
         never queued), enqueue it (True then)."""
         record = loaded.record
         seat = loaded.bot_to_act
+        timeout = seat is None
         if seat is None and record.deadline is not None:
             seat = loaded.timed_out(self.store.now())
         if seat is None:
             return False
-        if not self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record)):
+        if not self.bots.ensure(record.id, record.version, loaded.level_of(seat), _has_human(record), timeout):
             return False
         if loaded.presence is not None:  # the bot's progress read with it is out of date now
             loaded.presence = Presence(loaded.presence.seen, self.store.bot_progress(record.id))

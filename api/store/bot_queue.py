@@ -101,12 +101,14 @@ class BotScheduler:
         self.store.start_bot_turn(match_id, version)
         return self._enqueue(match_id, version, level_name, humans)
 
-    def ensure(self, match_id: str, version: int, level_name: str, humans: bool = True) -> bool:
+    def ensure(self, match_id: str, version: int, level_name: str, humans: bool = True,
+               timeout: bool = False) -> bool:
         """Re-enqueue the turn at `version` if it is lost: nobody holds its lease and its job waits
         in no queue, and it has been so for `BOT_GRACE_SECONDS`.
 
-        Called when a view, a wait or the sweeper finds a bot to act; moves the turn's due
-        entry to when it should next be looked at. Returns True when it re-enqueued.
+        Called when a view, a wait or the sweeper finds a bot to act (`timeout`: for a seat whose
+        clock ran out); moves the turn's due entry to when it should next be looked at. A turn
+        never queued is queued at once. Returns True when it (re-)enqueued.
         """
         now = time.time()
         grace = self.config.BOT_GRACE_SECONDS
@@ -116,19 +118,24 @@ class BotScheduler:
             return False
         progress = self.store.bot_progress(match_id)
         this_turn = progress.get("version") == str(version)
-        attempt = int(progress.get("recoveries", 0)) if this_turn else 0
+        if not this_turn:  # never queued: a seat whose clock ran out, or a process that died before queueing it
+            queued = self.enqueue(match_id, version, level_name, humans) is not None
+            if queued and not timeout:
+                metrics.count_recovered_turn(self.store.redis)
+            return queued
+        attempt = int(progress.get("recoveries", 0))
         if self._waiting(job_id_for(match_id, version, attempt)):
             self.store.mark_due(match_id, version, now + self._patience(level_name))
             return False
         recoveries = attempt
-        if this_turn and progress.get("status") == BotStatus.FAILED:
+        if progress.get("status") == BotStatus.FAILED:
             retry_at = float(progress.get("retry_at", 0))
             if now < retry_at:
                 self.store.mark_due(match_id, version, retry_at)
                 return False
             recoveries = 0  # its time has come: a fresh budget
         else:
-            unclaimed_since = float(progress.get("unclaimed_since", 0)) if this_turn else 0.0
+            unclaimed_since = float(progress.get("unclaimed_since", 0))
             if not unclaimed_since or now - unclaimed_since < grace:
                 if not unclaimed_since:  # perhaps a worker has just taken it: give it the grace to claim
                     self.store.mark_bot(match_id, {"version": version, "unclaimed_since": repr(now)})
