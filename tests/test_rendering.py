@@ -11,6 +11,7 @@ from api_support import auth, create, play, view
 from api.service.presentation import match_view
 from api.service.rendering import RenderedViews
 from api.web import schemas
+from api.web.dumping import view_dumpers
 
 
 def assert_renders_as_dumped(svc, match_id: str) -> None:
@@ -108,7 +109,7 @@ def test_a_new_version_is_rendered_anew(app, client) -> None:
 
 def test_the_cache_is_bounded(app, client) -> None:
     svc = app.extensions["coven"]
-    views = RenderedViews(entries=2)
+    views = RenderedViews(view_dumpers(), entries=2)
     created, tokens = two_humans(client, "cube")
     loaded = svc.look(created["id"])
     for seat in (None, 0, 1):
