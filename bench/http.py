@@ -639,6 +639,12 @@ def phase_bots(ports: dict[str, Any], seconds: float, level: str, crowd: int) ->
     latencies = []
     human_against_bot(ports["web"], time.monotonic() + seconds, latencies, level, 99)
     result[f"1_match_among_{crowd}_bots_only"] = summary(latencies)
+    # the whole phase saturated the workers and nothing was killed: no turn may have been queued twice
+    from redis import Redis
+
+    counted = Redis.from_url(ports["redis_url"]).hgetall("coven:metrics")
+    for name in ("recovered", "duplicate_searches"):
+        result[f"bot_turns_{name}"] = int(float(counted.get(name.encode(), 0)))
     idle = result["1_matches"]["p50_ms"]
     result["crowded_over_idle_p50"] = round(result[f"1_match_among_{crowd}_bots_only"]["p50_ms"] / idle, 2)
     return result
@@ -740,6 +746,8 @@ def table(results: dict[str, Any]) -> str:
             rows.append((f"bot turn ({b['level']}), {key.replace('_', ' ')}",
                          f"p50 {value['p50_ms']} ms, p99 {value['p99_ms']} ms ({value['n']} turns)"))
     rows.append(("crowded / idle bot turn p50", f"{b['crowded_over_idle_p50']}x"))
+    rows.append(("bot turns recovered, duplicate searches (no kill)",
+                 f"{b['bot_turns_recovered']}, {b['bot_turns_duplicate_searches']} (target 0, 0)"))
     rows.append((f"with {ANALYSES} analyses queued / idle bot turn p99", f"{b['analyses_over_idle_p99']}x (target <= 1.5x)"))
     for status in ("active", "finished"):
         parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
