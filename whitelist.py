@@ -47,13 +47,21 @@ _.increment_seconds
 _.one_kind
 # Visibility("private") comes from the request body, by value
 _.PRIVATE
-# prometheus-client calls a collector's collect() at scrape time (api/metrics.py)
+# prometheus-client calls a collector's collect() at scrape time (api/runtime/metrics.py)
 _.collect
 # set in a before_request hook, read back with g.get() in the after_request hook
 _.access_started
 _.metrics_started
-# redis-py's command methods call it (api/storage.py WriteRecorder records them)
+# redis-py's command methods call it (api/store/storage.py WriteRecorder records them)
 _.execute_command
 # marshmallow reads a schema's fields from its class attributes (tests/test_loading.py)
 _.anything
 _.renamed
+# settings read by name: Flask's config (MAX_CONTENT_LENGTH) and the rate limits' `current_app.config[...]`
+_.MAX_CONTENT_LENGTH
+_.RATE_LIMIT_CREATE
+_.RATE_LIMIT_JOIN
+_.RATE_LIMIT_MOVE
+_.RATE_LIMIT_TICKET
+_.RATE_LIMIT_ANALYSIS
+_.RATE_LIMIT_READ
