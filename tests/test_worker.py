@@ -284,3 +284,18 @@ def test_a_turn_out_of_retries_shows_failed_and_is_tried_again_later(client, red
     assert view(client, mid)["bot"]["status"] == "queued"
     run_bots()
     assert view(client, mid)["version"] == version + 1 and redis.zcard(DUE_KEY) == 0
+
+
+def test_a_look_before_the_mover_queued_the_turn_is_no_recovery(client, redis, app, config) -> None:
+    """A waiter woken by the save may look before the process that saved the move has queued the
+    bot's turn: it leaves the queueing to that process, and nothing counts as recovered."""
+    created = bot_first(client)
+    queue = Queue(config.BOT_QUEUE, connection=redis)
+    job_id = job_id_for(created["id"], created["version"])
+    queue.remove(job_id)
+    Job.fetch(job_id, connection=redis).delete()
+    redis.delete(bot_key(created["id"]))  # as just after the save, before the enqueue
+    service = app.extensions["coven"]
+    assert service.ensure_progress(service.look(created["id"])) is False
+    assert service.bots.enqueue(created["id"], created["version"], "random") is not None  # the mover, now
+    assert queue.job_ids == [job_id] and redis.hget("coven:metrics", "recovered") is None

@@ -107,8 +107,8 @@ class BotScheduler:
         in no queue, and it has been so for `BOT_GRACE_SECONDS`.
 
         Called when a view, a wait or the sweeper finds a bot to act (`timeout`: for a seat whose
-        clock ran out); moves the turn's due entry to when it should next be looked at. A turn
-        never queued is queued at once. Returns True when it (re-)enqueued.
+        clock ran out: queued at once); moves the turn's due entry to when it should next be
+        looked at. Returns True when it (re-)enqueued.
         """
         now = time.time()
         grace = self.config.BOT_GRACE_SECONDS
@@ -118,11 +118,11 @@ class BotScheduler:
             return False
         progress = self.store.bot_progress(match_id)
         this_turn = progress.get("version") == str(version)
-        if not this_turn:  # never queued: a seat whose clock ran out, or a process that died before queueing it
-            queued = self.enqueue(match_id, version, level_name, humans) is not None
-            if queued and not timeout:
-                metrics.count_recovered_turn(self.store.redis)
-            return queued
+        if timeout and not this_turn:  # a seat whose clock ran out: its turn is queued here, at once
+            return self.enqueue(match_id, version, level_name, humans) is not None
+        if not this_turn:  # not queued yet: the process that saved the move is about to, or died first
+            progress = {"version": str(version), "status": BotStatus.QUEUED.value, "recoveries": "0"}
+            self.store.mark_bot(match_id, progress)
         attempt = int(progress.get("recoveries", 0))
         if self._waiting(job_id_for(match_id, version, attempt)):
             self.store.mark_due(match_id, version, now + self._patience(level_name))

@@ -591,8 +591,13 @@ class Store:
         return bool(self.redis.set(recovery_key(match_id, version), "1", nx=True, ex=seconds))
 
     def mark_bot(self, match_id: str, fields: dict[str, Any]) -> None:
-        """Overwrite some fields of the bot's progress (recovery marks a turn queued again)."""
-        self.redis.hset(bot_key(match_id), mapping={name: str(value) for name, value in fields.items()})
+        """Overwrite some fields of the bot's progress (recovery marks a turn queued again); the
+        progress lives as long as an active match."""
+        key = bot_key(match_id)
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={name: str(value) for name, value in fields.items()})
+            pipe.expire(key, self.ttl_for_status(MatchStatus.ACTIVE))
+            pipe.execute()
 
     def start_bot_turn(self, match_id: str, version: int) -> None:
         """Forget what the bot did on earlier turns: the turn at `version` starts queued, unrecovered."""
