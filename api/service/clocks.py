@@ -11,7 +11,7 @@ match; bots and taken-over seats think on their level's budget instead.
 
 from __future__ import annotations
 
-from api.store.records import MatchRecord, MatchStatus, SeatRecord
+from api.store.records import MatchRecord, MatchStatus, SeatRecord, Takeover
 
 #: Turns in a row that run out of time before the takeover bot keeps the seat for good.
 TIMEOUTS_FOR_TAKEOVER = 3
@@ -49,6 +49,22 @@ def charge(record: MatchRecord, seat: int, now: float) -> None:
     held = record.seats[seat]
     left = allowance(record, held) - max(0.0, now - record.turn_started)
     held.bank = round(max(0.0, left) + float(record.clock.get("increment_seconds", 0)), 3)
+
+
+def after_move(record: MatchRecord, mover: int | None, now: float, timeout: bool) -> None:
+    """Keep the mover's clock after a move: its time is charged, and a move made for it on a
+    timeout counted (three in a row and the takeover bot keeps the seat), or the count reset."""
+    if mover is None or not is_clocked(record, mover):
+        return
+    charge(record, mover, now)
+    held = record.seats[mover]
+    if not timeout:
+        held.timeouts = 0
+        return
+    record.timeout_moves.append(record.history_length)
+    held.timeouts += 1
+    if held.timeouts >= TIMEOUTS_FOR_TAKEOVER:
+        record.hand_to_bot(mover, Takeover.TIMEOUTS)
 
 
 def remaining(record: MatchRecord, to_act: int | None, now: float) -> list[float | None]:

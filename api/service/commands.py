@@ -337,7 +337,7 @@ class MatchService:
             if seat in record.resigned:
                 raise MatchStateConflict(f"seat {seat} has already resigned", match_status=record.status)
             record.resigned.append(seat)
-            self._take_over(record, seat, Takeover.RESIGNED)
+            record.hand_to_bot(seat, Takeover.RESIGNED)
             if len(record.seats) - len(record.resigned) <= 1:
                 record.status = MatchStatus.FINISHED
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
@@ -366,7 +366,7 @@ class MatchService:
             if held.takeover is not None:
                 raise MatchStateConflict(f"a bot already plays seat {seat} ({held.takeover})",
                                          match_status=record.status)
-            self._take_over(record, seat, Takeover.LEFT)
+            record.hand_to_bot(seat, Takeover.LEFT)
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
             self._bump(pipe, loaded)
             return loaded.seen_by(seat)
@@ -584,12 +584,9 @@ class MatchService:
     # internals ------------------------------------------------------------------------------
 
     def _commit(self, pipe: storage.Writes, loaded: Loaded, move: Move, now: float, timeout: bool = False) -> Loaded:
-        """Apply `move` and the chance that follows, and queue the writes (starts MULTI).
-
-        Keeps the clocks: the mover's time is charged, a timeout counted (three in a row
-        and the takeover bot keeps the seat), the next clocked seat's time starts."""
+        """Apply `move` and the chance that follows, keep the clocks (`clocks.after_move`, then
+        the next seat's starts), and queue the writes of the new version (starts MULTI)."""
         record, game = loaded.record, loaded.game
-        mover = loaded.to_act
         before = record.version_json()  # as stored: nothing changed the record yet
         try:
             state = game.apply(loaded.state, move)
@@ -598,16 +595,7 @@ class MatchService:
             raise IllegalMoveError(str(error), rule=error.rule, legal_moves=legal) from None
         state, chance = resolve_chance(game, state, record.seed, record.history_length + 1)
         appended = entries_for(game, loaded.state, [move, *chance])
-        if mover is not None and clocks.is_clocked(record, mover):
-            clocks.charge(record, mover, now)
-            held = record.seats[mover]
-            if timeout:
-                record.timeout_moves.append(record.history_length)
-                held.timeouts += 1
-                if held.timeouts >= clocks.TIMEOUTS_FOR_TAKEOVER:
-                    self._take_over(record, mover, Takeover.TIMEOUTS)
-            else:
-                held.timeouts = 0
+        clocks.after_move(record, loaded.to_act, now, timeout)
         record.snapshot = game.encode(state)
         record.history_length += len(appended)
         if game.is_terminal(state):
@@ -635,12 +623,6 @@ class MatchService:
             record.status = MatchStatus.ACTIVE
             clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
         self._bump(pipe, loaded)
-
-    def _take_over(self, record: MatchRecord, seat: int, why: Takeover) -> None:
-        """Hand a human seat to the takeover bot for the rest of the match."""
-        held = record.seats[seat]
-        held.takeover = why
-        held.level = held.level or record.takeover_level
 
     def _saw(self, match_id: str, seat: int | None, presence: Presence | None = None) -> Presence | None:
         """Note that a seat acted or polled now; the presence read before (if any) as it stands

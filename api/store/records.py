@@ -201,6 +201,13 @@ class MatchRecord:
         """Seats nobody holds yet (open or reserved): the match waits while there are some."""
         return [index for index, seat in enumerate(self.seats) if not seat.filled]
 
+    def hand_to_bot(self, seat: int, why: Takeover) -> None:
+        """The takeover bot plays a human seat for the rest of the match (at the match's level
+        unless the seat had one)."""
+        held = self.seats[seat]
+        held.takeover = why
+        held.level = held.level or self.takeover_level
+
     def lifecycle_json(self) -> dict[str, Any]:
         """The lifecycle fields (visibility, clock, resignations, rematch…) as one JSON object."""
         return {
