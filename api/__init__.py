@@ -23,7 +23,7 @@ def create_app(config: Config | None = None) -> Flask:
     from api.service.rendering import RenderedViews
     from api.store import storage
     from api.store.connections import match_redis, queue_redis
-    from api.web import analysis, cors, docs, games, health, limits, matches, metrics, openapi, play
+    from api.web import analysis, cors, docs, games, guide, health, limits, matches, metrics, openapi, play
     from api.web.dumping import view_dumpers
     from api.web.errors import register_error_handlers
 
@@ -42,6 +42,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(analysis.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(play.bp)
+    app.register_blueprint(guide.bp)
     register_error_handlers(app)
     logs.init_app(app)  # first, so that even a request refused by a limit has its id
     metrics.init_app(app, SharedCollector(service.redis, config.BOT_QUEUE, storage.STATUS_INDEXES,

