@@ -7,8 +7,10 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -27,16 +29,45 @@ def readme_session() -> str:
     return blocks[0]
 
 
-@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
+def run_readme_session(timeout: float, **knobs: str) -> subprocess.CompletedProcess[str]:
+    """The README's session, verbatim, with its own knobs (API, GAME, LEVEL) set."""
+    return subprocess.run(["bash", "-c", readme_session()], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **knobs})
+
+
+needs_curl_and_jq = pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")),
+                                       reason="needs curl and jq")
+
+
+@needs_curl_and_jq
 @pytest.mark.parametrize("game_id", [game.info.id for game in all_games()])
 def test_readme_curl_session_plays_a_match_to_the_end(live_api: str, game_id: str) -> None:
-    # Verbatim, with the README's own knobs: `hard` thinks a second a move, `random` keeps the suite fast.
-    env = {**os.environ, "API": live_api, "GAME": game_id, "LEVEL": "random"}
-    run = subprocess.run(["bash", "-euo", "pipefail", "-c", readme_session()], cwd=ROOT,
-                         capture_output=True, text=True, timeout=240, env=env)
+    # `hard` thinks a second a move; `random` keeps the suite fast
+    run = run_readme_session(240, API=live_api, GAME=game_id, LEVEL="random")
     assert run.returncode == 0, run.stderr + run.stdout
     assert '"status": "finished"' in run.stdout and '"winners"' in run.stdout, run.stdout
     assert "you play" in run.stdout
+
+
+@needs_curl_and_jq
+def test_readme_curl_session_stops_at_a_refusal_showing_the_servers_problem(live_api: str) -> None:
+    started = time.monotonic()
+    run = run_readme_session(30, API=live_api, GAME="witchs", LEVEL="random")
+    assert time.monotonic() - started < 10
+    assert run.returncode != 0 and "you play" not in run.stdout
+    problem = json.loads(run.stderr.split("was refused: ", 1)[1])  # the server's own problem+json
+    assert problem["status"] == 422 and "game" in problem["errors"], run.stderr
+
+
+@needs_curl_and_jq
+def test_readme_curl_session_stops_when_no_server_answers() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    started = time.monotonic()
+    run = run_readme_session(30, API=nobody)
+    assert time.monotonic() - started < 10
+    assert run.returncode != 0 and "no answer from" in run.stderr, run.stderr
 
 
 def call(method: str, url: str, body: dict | None = None, token: str | None = None) -> dict:
