@@ -54,6 +54,8 @@ from typing import Any, cast
 
 import orjson
 
+from ai.bench import provenance
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "http.json"
 
@@ -781,6 +783,7 @@ def main(argv: list[str] | None = None) -> int:
     with stack(args.bot_workers) as ports:
         results: dict[str, Any] = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            **provenance(),
             "machine": {"cores": os.cpu_count(), "bot_workers": args.bot_workers or os.cpu_count(),
                         "web": "gunicorn.conf.py defaults (gevent)"},
             "waiters": phase_waiters(ports, args.waiters, args.hold_seconds),

@@ -19,7 +19,9 @@ import argparse
 import importlib
 import json
 import platform
+import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -141,10 +143,27 @@ def main(argv: Sequence[str] | None = None) -> None:
                  games=results)
 
 
+def provenance() -> dict[str, Any]:
+    """What a result was measured on: the commit (with `+` when the tree had changes) and the host."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10).stdout.strip()
+        except OSError:
+            return ""
+    commit = git("rev-parse", "--short", "HEAD")
+    if commit and git("status", "--porcelain", "--untracked-files=no"):
+        commit += "+"
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), "") if Path("/proc/cpuinfo").exists() else ""
+    return {"commit": commit or None, "cpu": cpu or platform.processor() or platform.machine(),
+            "cores": os.cpu_count()}
+
+
 def write_report(path: Path, started: float, **fields: Any) -> dict[str, Any]:
     """Write a benchmark's JSON report (when, on what, then `fields`, then how long) and say where."""
     report = {
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        **provenance(),
         "python": sys.version.split()[0],
         "machine": platform.machine(),
         "processor": platform.processor() or platform.machine(),
