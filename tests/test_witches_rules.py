@@ -289,6 +289,38 @@ def test_w8_off_colour_cards_never_win() -> None:
     assert s.leader == 0
 
 
+def test_w8_the_view_names_the_seat_winning_the_trick_so_far() -> None:
+    s = build(["green-2 red-1", "green-7 red-2", "blue-9 red-3", "green-1 red-4"], "blue-1")
+    assert GAME.view(s, 0)["winning"] is None  # no card on the table yet
+    seen = []
+    for card in "green-2 green-7 blue-9 green-1".split():
+        s = GAME.apply(s, Play.of(card))
+        if s.phase == PLAY:
+            seen.append(GAME.view(s, None)["winning"])
+    # green-7 beats the green-2 led (wheel 1, decreasing: 1 > 9 > ... > 2); then blue-9, a trump
+    assert seen == [0, 1, 2]
+    assert s.leader == 2
+
+
+@given(st.integers(0, 2**32), st.integers(2, 6))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_w8_the_winning_seat_shown_is_the_trick_winner_unless_a_later_card_beats_it(seed: int, n: int) -> None:
+    rng = random.Random(seed)
+    s = GAME.new_state(n, GAME.validate_options({}))
+    while GAME.current_player(s) != TERMINAL:
+        if GAME.current_player(s) == CHANCE:
+            s = GAME.apply(s, GAME.sample_chance(s, rng))
+            continue
+        shown = GAME.view(s, None)["winning"] if s.phase == PLAY and s.trick else None
+        move = rng.choice(GAME.legal_moves(s))
+        before = len(s.trick)
+        s = GAME.apply(s, move)
+        if shown is not None and before == n - 1:  # that card closed the trick
+            winner = s.tricks[-1][2]
+            last = (s.tricks[-1][0] + n - 1) % n
+            assert winner in (shown, last)
+
+
 def test_w9_winner_leads_next_trick() -> None:
     s = build(["red-1 red-4", "red-2 red-5", "red-3 red-6"], "blue-2", pile="")
     s.discard = ALL_CARDS ^ (sum(s.hands) | BIT[s.trump])

@@ -117,17 +117,25 @@ def step(state: WitchesState, move: WitchesMove) -> None:
         raise IllegalMove("game_over", "the game is over", move)
 
 
-def _finish_trick(s: WitchesState, trick: tuple[int, ...]) -> None:
-    """W8–W10, W13: decide the winner, capture, and move on to the trump decision or the end."""
+def strongest(s: WitchesState, trick: tuple[int, ...]) -> int:
+    """W8: the index in `trick` of the card winning it (so far): the strongest trump, else the
+    strongest card of the colour led, by the wheel's ranking."""
     keys = LED_KEYS[s.increasing][s.trump][COLOUR[trick[0]]]
     best = -1
     index = 0
-    mask = 0
     for i, card in enumerate(trick):
-        mask |= BIT[card]
         if keys[card] > best:
             best = keys[card]
             index = i
+    return index
+
+
+def _finish_trick(s: WitchesState, trick: tuple[int, ...]) -> None:
+    """W8–W10, W13: decide the winner, capture, and move on to the trump decision or the end."""
+    index = strongest(s, trick)
+    mask = 0
+    for card in trick:
+        mask |= BIT[card]
     leader = s.leader
     winner = (leader + index) % s.n
     own = BIT[trick[index]]

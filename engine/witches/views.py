@@ -19,7 +19,7 @@ from engine.witches.cards import (
     score_of,
 )
 from engine.witches.moves import Deal, Draw, WitchesMove
-from engine.witches.rules import winners
+from engine.witches.rules import strongest, winners
 from engine.witches.state import (
     DEAL,
     DECIDE,
@@ -51,6 +51,8 @@ def view(s: WitchesState, seat: Seat | None) -> dict[str, Json]:
         "trick": [
             {"seat": (s.leader + i) % n, "card": NAMES[c]} for i, c in enumerate(s.trick)
         ],
+        # W8: whose card wins the trick on the table so far (the view says it; clients need no rules)
+        "winning": (s.leader + strongest(s, s.trick)) % n if s.trick else None,
         "just_captured": _names(s.won),
         "hand_sizes": [h.bit_count() for h in s.hands],
         "pile_size": s.pile.bit_count(),
@@ -141,6 +143,7 @@ VIEW_SCHEMA = shapes.record(
         "ranking": shapes.nullable(shapes.array(shapes.integer(1, 9), "values, strongest first (W3)")),
         "leader": shapes.nullable(shapes.SEAT),
         "trick": shapes.array(_PLAYED, "the trick on the table, in play order"),
+        "winning": shapes.nullable(shapes.SEAT),
         "just_captured": _CARDS,
         "hand_sizes": shapes.array(shapes.INTEGER),
         "pile_size": shapes.INTEGER,
