@@ -62,11 +62,11 @@ chromium:
 
 # The documentation site (docs/, mkdocs.yml) into site/, strictly: a broken link or an orphan page fails.
 docs: $(TEST_STAMP)
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The pictures of the /play tables in the how-to-play pages, taken by the browser tests.
 screenshots: $(TEST_STAMP) chromium compiled
-	SCREENSHOTS_DIR=docs/play/img $(BIN)/python -m pytest tests/test_browser.py -k screenshot
+	SCREENSHOTS_DIR=docs/play/img $(BIN)/python -m pytest tests/test_browser.py -k phone_width
 
 strength: $(TEST_STAMP) $(BENCH_STAMP) compiled
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider

@@ -2,13 +2,15 @@
 live server (redis, gunicorn, the RQ bot worker, the sweeper), every move made by clicking.
 
 Screenshots of each game's table are written to .run/screenshots/ (gitignored) for a person to
-look at. Without /usr/bin/chromium these tests FAIL, naming the package: `make test` installs it
-with apt-get when it runs as root.
+look at, or to SCREENSHOTS_DIR: `make screenshots` writes the phone-width tables of the
+how-to-play pages into docs/play/img/. Without /usr/bin/chromium these tests FAIL, naming the
+package: `make test` installs it with apt-get when it runs as root.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -22,7 +24,7 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-SHOTS = ROOT / ".run" / "screenshots"
+SHOTS = Path(os.environ.get("SCREENSHOTS_DIR") or ROOT / ".run" / "screenshots")
 MAX_MOVES = 400  # a bound on every play loop: a stuck page fails instead of hanging
 
 
@@ -157,10 +159,25 @@ def view_of(page, match_id: str) -> dict:
     }""", match_id)
 
 
+#: How /play explains each way a game ends, where it shows the result (a sentence each shows).
+EXPLAINED = {
+    "cube": {"object_unavailable": "The die asked for an object the lid no longer holds"},
+    "witches": {"hands_empty": "The last trick was played"},
+    "enchanters": {"fifteen_points": "reached 15 Spell Points", "special_victory": "A special victory",
+                   "piles_empty": "The last object of piles A–G was taken", "stalemate": "A stalemate"},
+}
+RESIGNED = "Every other player resigned"
+
+
 def finished(page) -> None:
-    """The end: the outcome in the status line, and the log stepped through from its first entry."""
+    """The end: the outcome explained in the status line, the tab's title, and the log stepped
+    through from its first entry."""
     assert status(page).startswith("Finished"), status(page)
     assert "win" in status(page)
+    explanations = [text for reasons in EXPLAINED.values() for text in reasons.values()] + [RESIGNED]
+    assert any(text in status(page) for text in explanations), f"the end is not explained: {status(page)}"
+    assert "_" not in status(page), status(page)
+    assert page.title().startswith("Finished")
     page.wait_for_selector(".replay-list li")
     page.get_by_role("button", name="« First").click()
     assert page.locator(".replay-at").inner_text().startswith("Step 1 of ")
@@ -228,7 +245,41 @@ def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
     play_to_end(page, choose, shot="witches", shot_after=6)
     assert decisions, "never offered the trump decision after a won trick"
     finished(page)
+    assert EXPLAINED["witches"]["hands_empty"] in status(page)
+
+
+def test_witches_marks_the_card_winning_the_trick_and_your_turn(pages: Pages) -> None:
+    page = pages.new()
+    match_id = create_match(page, "witches", ["you", "random", "random"])
+    marked = 0
+    for _ in range(MAX_MOVES):
+        if not wait_for_turn(page):
+            break
+        assert page.title().startswith("▶ Your turn") and page.locator(".turn-bar.your-turn").count() == 1
+        view = view_of(page, match_id)
+        trick = view["state"]["trick"]
+        badges = page.locator(".trick .badge.winning")
+        if trick and view["state"]["phase"] == "play":
+            # the engine's view says whose card wins so far; the page marks exactly that card
+            assert badges.count() == 1
+            winner = view["state"]["winning"]
+            card = next(played["card"] for played in trick if played["seat"] == winner)
+            shown = page.locator(".trick .played li", has=page.locator(".badge.winning"))
+            assert shown.locator(".card").get_attribute("aria-label").endswith(card.replace("-", " "))
+            marked += 1
+        else:
+            assert badges.count() == 0
+        before = version(page)
+        click_witches_move(page)
+        moved(page, before)
+        if not page.locator(".status").inner_text().startswith("Your turn"):
+            assert not page.title().startswith("▶")  # the bots' turns: no cue
+    assert marked >= 3, "too few tricks were seen with cards in them"
     shoot(page, "witches-end.png")
+
+
+#: Where each game's page shows the moves you may make (buttons or cards to click).
+MOVES = ".your-hand button, .decide button, .table-spots button, .turn .actions button, .tricks-to-play button"
 
 
 def test_every_table_reads_at_phone_width_and_plays_with_the_keyboard(pages: Pages) -> None:
@@ -238,7 +289,25 @@ def test_every_table_reads_at_phone_width_and_plays_with_the_keyboard(pages: Pag
         wait_for_turn(page)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{game}: the page scrolls sideways at phone width ({width}px)"
-        shoot(page, f"{game}-phone.png")
+        page.evaluate("window.scrollTo(0, 0)")
+        # the first screen holds your hand (the cube has none: its turn) and the moves you may make
+        mine = page.locator(".your-hand" if game != "cube" else ".turn").bounding_box()
+        assert mine and mine["y"] + mine["height"] <= 844, f"{game}: your hand is below the first screen: {mine}"
+        for move in page.locator(MOVES).all():
+            box = move.bounding_box()
+            assert box and box["y"] + box["height"] <= 844, f"{game}: a move is below the first screen: {box}"
+        assert page.locator(MOVES).count(), f"{game}: no move to click on the first screen"
+        # every card's words fit on the card
+        overflowing = page.evaluate("""() => [...document.querySelectorAll('.card .colour, .ecard span')]
+            .filter((el) => { const c = el.closest('.card, .ecard').getBoundingClientRect();
+                              const r = el.getBoundingClientRect(); return r.left < c.left - 0.5 || r.right > c.right + 0.5; })
+            .map((el) => el.closest('.card, .ecard').getAttribute('aria-label'))""")
+        assert not overflowing, f"{game}: labels overflow their cards: {overflowing}"
+        assert "null" not in page.locator(".table-area").inner_text(), f"{game}: a literal null on the table"
+        # your turn, in the tab's title and on the page
+        assert page.title().startswith("▶ Your turn"), page.title()
+        assert page.locator(".turn-bar.your-turn").count() == 1
+        shoot(page, f"{game}.png", full_page=False)
     # Keyboard only: tab to a card of the hand and play it with Enter.
     before = version(page)
     for _ in range(60):
@@ -344,6 +413,7 @@ def test_cube_against_a_random_bot_to_the_end(pages: Pages) -> None:
     create_match(page, "cube", ["you", "random"])
     play_to_end(page, click_cube_move, shot="cube", shot_after=9)
     finished(page)
+    assert EXPLAINED["cube"]["object_unavailable"] in status(page)
     shoot(page, "cube-end.png")
 
 
@@ -384,8 +454,8 @@ def test_two_people_play_through_the_join_link(pages: Pages) -> None:
 
 
 def test_the_readme_javascript_example_plays_a_match(pages: Pages, live_api: str) -> None:
-    blocks = re.findall(r"```js\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    assert len(blocks) == 1, "the README should hold exactly one ```js block: the frontend example"
+    blocks = re.findall(r"```js\n(.*?)```", (ROOT / "docs" / "tutorials" / "browser.md").read_text(), re.S)
+    assert len(blocks) == 1, "the browser tutorial should hold exactly one ```js block: its example"
     code = blocks[0].replace('"http://localhost:8000"', json.dumps(live_api))
     page = pages.new()
     page.goto("/play")  # any page of the server's origin (one with an icon: no /favicon.ico 404)
@@ -393,3 +463,45 @@ def test_the_readme_javascript_example_plays_a_match(pages: Pages, live_api: str
         page.evaluate(f"async () => {{\n{code}\n}}")
     assert '"winners"' in seen.value.text
 
+
+
+def test_each_game_page_links_how_to_play_and_the_rules(pages: Pages, live_api: str) -> None:
+    from api.guide import SITE_DIR
+
+    page = pages.new()
+    for game in ("cube", "witches", "enchanters"):
+        create_match(page, game, ["you", "random"])
+        assert page.locator(".how-to-play").get_attribute("href") == f"/guide/play/{game}/"
+        if (SITE_DIR / "index.html").exists():  # `make test` builds the site first
+            with urllib.request.urlopen(f"{live_api}/guide/play/{game}/") as answer:
+                assert answer.status == 200 and f"img/{game}.png".encode() in answer.read()
+        page.locator(".rules-link").click()
+        page.wait_for_selector("article.rules h1")
+        rules = page.locator("article.rules").inner_text()
+        assert {"cube": "C15", "witches": "W8", "enchanters": "E22"}[game] in rules
+        assert page.locator(".help-links a").get_attribute("href") == f"/guide/play/{game}/"
+
+
+def test_every_end_reason_is_explained_in_words(pages: Pages) -> None:
+    from engine.core import Termination
+
+    explained = {reason for reasons in EXPLAINED.values() for reason in reasons} | {"resigned"}
+    assert explained == {reason.value for reason in Termination}, "a way to end /play does not explain"
+    page = pages.new()
+    page.goto("/play")
+    for game, reasons in EXPLAINED.items():
+        for reason, text in reasons.items():
+            said = page.evaluate("""async ([game, reason]) => {
+                const module = await import(`/play/games/${game}.js`);
+                const ui = { you: 0, seatName: (seat, opts) => seat === 0 ? (opts && opts.capital === false ? "you" : "You") : `Player ${seat + 1}` };
+                return module.endText({ reason, winners: [1], scores: [3, 9], ranks: [2, 1] }, ui);
+            }""", [game, reason])
+            assert said and text in said, (game, reason, said)
+    # resigning: the result says why the other player won
+    match_id = create_match(page, "enchanters", ["you", "random"])
+    page.evaluate("""async (id) => {
+        const token = sessionStorage.getItem(`coven:seat:${id}`);
+        await fetch(`/v1/matches/${id}/resign`, {method: "POST", headers: {Authorization: `Bearer ${token}`}});
+    }""", match_id)
+    page.wait_for_function("() => /^Finished/.test(document.querySelector('.status')?.textContent || '')")
+    assert RESIGNED in status(page) and "Player 2 (random bot) wins" in status(page), status(page)

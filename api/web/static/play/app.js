@@ -160,6 +160,40 @@ async function joinPage(matchId) {
   show(box);
 }
 
+// --- the rules page: the rules document the API serves, as a page -----------------------------
+
+/** Markdown's few forms the rules use (headings, list items, paragraphs, **bold**, `code`) as nodes. */
+function markdown(text) {
+  const inline = (line) => line.split(/(\*\*[^*]+\*\*|`[^`]+`)/).map((part) =>
+    part.startsWith("**") ? h("strong", {}, part.slice(2, -2)) : part.startsWith("`") ? h("code", {}, part.slice(1, -1)) : part);
+  const nodes = [];
+  let list = null;
+  for (const block of text.split(/\n\s*\n/)) {
+    for (const line of block.replace(/\n\s+/g, " ").split("\n")) {
+      const heading = line.match(/^(#{1,3}) (.*)$/);
+      if (heading) {
+        list = null;
+        nodes.push(h(`h${heading[1].length}`, {}, inline(heading[2])));
+      } else if (line.startsWith("- ")) {
+        if (!list) nodes.push(list = h("ul", {}));
+        list.append(h("li", {}, inline(line.slice(2))));
+      } else if (line.trim()) {
+        list = null;
+        nodes.push(h("p", {}, inline(line)));
+      }
+    }
+    list = null;
+  }
+  return nodes;
+}
+
+async function rulesPage(gameId) {
+  const game = await call("GET", `/v1/games/${gameId}`);
+  document.title = `Coven — the rules of ${game.title}`;
+  show(h("p", { class: "help-links" }, h("a", { href: `/guide/play/${gameId}/` }, `How to play ${game.title}, in plain words`)),
+    h("article", { class: "rules" }, markdown(game.rules)));
+}
+
 // --- the match page -------------------------------------------------------------------------
 
 async function matchPage(matchId) {
@@ -168,8 +202,6 @@ async function matchPage(matchId) {
   const module = renderer(first.game);
   const { games } = await call("GET", "/v1/games");
   const info = games.find((g) => g.id === first.game) || { title: first.game, bot_levels: [] };
-  document.title = `Coven — ${info.title}`;
-
   const page = new MatchPage(matchId, token, module, info);
   page.update(first);
   page.live = follow(matchId, token, {
@@ -201,7 +233,8 @@ class MatchPage {
     // Whose turn it is (and a thinking bot's progress) stays in sight while the table scrolls;
     // after the end, the replay's controls come before the table they step through.
     this.turnBar = h("div", { class: "turn-bar" }, this.status, this.bot);
-    show(this.header, this.turnBar, this.share, this.errors, this.feed, this.after, this.table);
+    // The table comes before the feed, so that at phone size your hand and moves are on the first screen.
+    show(this.header, this.turnBar, this.share, this.errors, this.after, this.table, this.feed);
   }
 
   seatName(seat, { capital = true } = {}) {
@@ -271,8 +304,13 @@ class MatchPage {
       h("h1", {}, this.info.title),
       h("p", { class: "meta" }, `Match ${view.id} · version ${view.version} · `,
         view.you === null ? "you are watching" : `you are Player ${view.you + 1}`,
-        view.seeded ? " · seeded" : ""));
+        view.seeded ? " · seeded" : "", " · ",
+        h("a", { href: `/guide/play/${view.game}/`, class: "how-to-play" }, "How to play"), " · ",
+        h("a", { href: `/play?rules=${view.game}`, class: "rules-link" }, "Rules")));
     this.status.textContent = this.statusLine();
+    const yourTurn = view.status === "active" && view.you !== null && view.to_act === view.you;
+    this.turnBar.classList.toggle("your-turn", yourTurn);
+    document.title = `${yourTurn ? "▶ Your turn · " : view.status === "finished" ? "Finished · " : ""}${this.info.title} — Coven`;
     if (!view.bot) this.bot.replaceChildren();
     this.renderShare();
     const ui = this.ui();
@@ -303,7 +341,8 @@ class MatchPage {
     const winners = outcome.winners.map((s) => this.seatName(s));
     const verb = winners.length === 1 && winners[0] !== "You" ? "wins" : "win";
     const scores = outcome.scores.map((score, seat) => `${this.seatName(seat)}: ${score}`).join(", ");
-    return `${listed(winners)} ${verb} (${outcome.reason.replaceAll("_", " ")}). Scores: ${scores}.`;
+    const explain = (this.module.endText && this.module.endText(outcome, this.ui())) || endText(outcome);
+    return `${listed(winners)} ${verb}. ${explain} Scores: ${scores}.`;
   }
 
   botProgress(activity) {
@@ -434,6 +473,12 @@ class MatchPage {
   }
 }
 
+/** How a match ended, in words, for the ends every game shares (a game module explains its own). */
+function endText(outcome) {
+  if (outcome.reason === "resigned") return "Every other player resigned.";
+  return `The game ended: ${outcome.reason.replaceAll("_", " ")}.`;
+}
+
 // --- routing ----------------------------------------------------------------------------------
 
 function navigate(query, replace = false) {
@@ -446,7 +491,8 @@ function navigate(query, replace = false) {
 async function route() {
   const params = new URLSearchParams(location.search);
   try {
-    if (params.get("join")) await joinPage(params.get("join"));
+    if (params.get("rules")) await rulesPage(params.get("rules"));
+    else if (params.get("join")) await joinPage(params.get("join"));
     else if (params.get("match")) await matchPage(params.get("match"));
     else await lobby();
   } catch (error) {

@@ -28,6 +28,14 @@ export function moveLabel(move) {
   return move.type;
 }
 
+/** How the match ended, in words (shown with the result). */
+export function endText(outcome) {
+  if (outcome.reason === "object_unavailable") {
+    return "The die asked for an object the lid no longer holds, which ends the game: the fewest objects in front of a player wins.";
+  }
+  return null;
+}
+
 export function describe(entry, ui) {
   const m = entry.move;
   const { who, s } = ui.actor(entry);
@@ -125,7 +133,7 @@ export function table(view, ui) {
   if (legal.length) {
     const hint = legal[0].type === "turn" ? `A half turn: choose the side the cube passes through (its opposite side faces down on the way).`
       : legal[0].type === "choose" ? "Stars: choose which object to take from the lid." : null;
-    turnBox.append(h("h3", {}, "Your move"), hint ? h("p", {}, hint) : null, actions);
+    turnBox.append(...[h("h3", {}, "Your move"), hint ? h("p", {}, hint) : null, actions].filter(Boolean));
   }
   root.append(turnBox);
 

@@ -102,6 +102,24 @@ export function moveLabel(move) {
   }
 }
 
+/** How the match ended, in words (shown with the result): a special victory with 3 points
+ * against 9 needs saying why. */
+export function endText(outcome, ui) {
+  const who = listed(outcome.winners.map((seat) => ui.seatName(seat, { capital: false })));
+  switch (outcome.reason) {
+    case "special_victory":
+      return `A special victory: ${who.charAt(0).toUpperCase()}${who.slice(1)} held two Sorcerer's Stones and another Magic Object, which make an Artifact — it wins at once, whatever the points.`;
+    case "fifteen_points":
+      return `${who.charAt(0).toUpperCase()}${who.slice(1)} reached 15 Spell Points (objects, Elementals and the Elemental master), which wins at once.`;
+    case "piles_empty":
+      return "The last object of piles A–G was taken, which ends the game: the most Spell Points wins.";
+    case "stalemate":
+      return "A stalemate: for two rounds nobody gathered or played a Trick and the deck was empty, so the game ended; the most Spell Points wins.";
+    default:
+      return null;
+  }
+}
+
 export function describe(entry, ui) {
   const m = entry.move;
   const { who, s } = ui.actor(entry);

@@ -32,6 +32,14 @@ export function moveLabel(move) {
   return move.type;
 }
 
+/** How the match ended, in words (shown with the result). */
+export function endText(outcome) {
+  if (outcome.reason === "hands_empty") {
+    return "The last trick was played and every hand is empty: the most Magic Points wins (tied: more witches captured).";
+  }
+  return null;
+}
+
 export function describe(entry, ui) {
   const m = entry.move;
   const { who } = ui.actor(entry);
@@ -78,6 +86,7 @@ export function table(view, ui) {
     ? h("ul", { class: "played" }, shown.map((p) => h("li", {},
       card(p.card, { label: `${ui.seatName(p.seat)}: ${words(p.card)}` }),
       h("span", { class: "who" }, ui.seatName(p.seat)),
+      trick.length && p.seat === s.winning ? h("span", { class: "badge winning" }, "winning") : null,
       !trick.length && last && p.seat === last.winner ? h("span", { class: "badge" }, "won") : null)))
     : h("p", {}, s.leader !== null && s.leader !== undefined ? `${ui.seatName(s.leader)} lead${s.leader === ui.you ? "" : "s"}.` : "No card played yet."));
   root.append(trickBox);
