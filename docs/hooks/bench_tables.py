@@ -1,0 +1,116 @@
+"""Markdown tables of the benchmark results in bench/results/*.json, each saying when, at which
+commit and on what it was measured: the docs' benchmark pages are made of these, never of prose.
+
+`python docs/hooks/bench_tables.py` prints them all; the MkDocs hook (generated.py) puts each on
+its page at every build.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
+
+
+def load(folder: Path, name: str) -> dict[str, Any] | None:
+    """One result file, or None when that benchmark has not been run and committed."""
+    path = folder / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def provenance(report: dict[str, Any], name: str) -> str:
+    """The line under a table: when, at which commit, on what machine, from which file."""
+    when = (report.get("generated") or report.get("when") or "an unknown date").replace("T", " ")
+    when = when.replace("+00:00", " UTC")
+    commit = report.get("commit") or "an unrecorded commit"
+    machine = report.get("machine")
+    cores = report.get("cores") or (machine.get("cores") if isinstance(machine, dict) else None)
+    cpu = report.get("cpu") or report.get("processor") or "an unrecorded CPU"
+    python = f", Python {report['python']}" if report.get("python") else ""
+    took = f"; the run took {report['seconds']:,} s" if report.get("seconds") else ""
+    return (f"*Measured {when}, at commit `{commit}`, on {cpu} ({cores or '?'} cores){python}"
+            f"{took}. Source: `bench/results/{name}`.*")
+
+
+def missing(name: str, target: str) -> str:
+    """Said where a table would be when its results are not committed."""
+    return f"*No `bench/results/{name}` committed yet: `{target}` writes it.*"
+
+
+def search_tables(folder: Path = RESULTS) -> str:
+    """`make bench`'s search speed: one table per game."""
+    report = load(folder, "latest.json")
+    if report is None:
+        return missing("latest.json", "make bench")
+    out = [f"Compiled modules: {len(report.get('compiled', []))}. Budget: "
+           f"{report['budget']['iterations']:,} search iterations and {report['budget']['playouts']:,} "
+           "playouts a measurement, rates per CPU second, one core.", ""]
+    for game, rows in report["games"].items():
+        out += [f"#### {game}", "",
+                "| players | position | legal moves | search iterations/s | playouts/s "
+                "| determinized playouts/s | search / playouts | `hard` seconds |",
+                "|---:|---|---:|---:|---:|---:|---:|---:|"]
+        for row in rows:
+            hard = f"{row['hard_seconds']:.2f}" if "hard_seconds" in row else "—"
+            out.append(f"| {row['players']} | {row['position']} | {row['legal_moves']} "
+                       f"| {row['iterations_per_s']:,} | {row['playouts_per_s']:,} "
+                       f"| {row['determinized_playouts_per_s']:,} | {row['search_vs_playouts']:.2f} | {hard} |")
+        out.append("")
+    out.append(provenance(report, "latest.json"))
+    return "\n".join(out)
+
+
+def openspiel_table(folder: Path = RESULTS) -> str:
+    """`make bench`'s side-by-side run of OpenSpiel's ISMCTS and Coven's."""
+    report = load(folder, "openspiel.json")
+    if report is None:
+        return missing("openspiel.json", "make bench")
+    out = ["| OpenSpiel game | witches players | simulations | Coven/s | OpenSpiel C++/s "
+           "| OpenSpiel Python/s | Coven vs C++ | Coven vs Python |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in report["rows"]:
+        out.append(f"| `{row['openspiel_game']}` | {row['witches_players']} | {row['simulations']:,} "
+                   f"| {row['coven_per_s']:,} | {row['openspiel_cpp_per_s']:,} "
+                   f"| {row['openspiel_python_per_s']:,} | {row['coven_vs_cpp']:.2f}× "
+                   f"| {row['coven_vs_python']:.1f}× |")
+    return "\n".join([*out, "", provenance(report, "openspiel.json")])
+
+
+def http_table(folder: Path = RESULTS) -> str:
+    """`make bench-http`'s web tier under load."""
+    report = load(folder, "http.json")
+    if report is None:
+        return missing("http.json", "make bench-http")
+    w, t, b, m = report["waiters"], report["throughput"], report["bots"], report["redis"]
+    rows = [
+        ("waiters held (half long-polls, half event streams)",
+         f"{w['waiters_held_min']:,} of {w['waiters_asked']:,}, over {w['matches']:,} matches"),
+        ("`/healthz` while they wait", f"p50 {w['healthz']['p50_ms']} ms, p99 {w['healthz']['p99_ms']} ms"),
+        ("move POST while they wait (wakes its match's waiters)",
+         f"p50 {w['move_post']['p50_ms']} ms, p99 {w['move_post']['p99_ms']} ms"),
+        ("bare Flask + Redis endpoint", f"{t['bare_rps']:,} requests/s"),
+        ("match view", f"{t['view_rps']:,} requests/s: {t['view_ratio']}× bare"),
+        ("server CPU a request: bare, view", f"{t['bare_cpu_ms']} ms, {t['view_cpu_ms']} ms "
+                                               f"({t['view_cpu_ratio']}× bare)"),
+        ("move", f"{t['move_rps']:,} requests/s: {t['move_ratio']}× bare"),
+        ("server CPU a move POST (its reads taken out)", f"{t['move_cpu_ms']} ms ({t['move_cpu_ratio']}× bare)"),
+    ]
+    for key, value in b.items():
+        if isinstance(value, dict):
+            rows.append((f"`{b['level']}` bot turn, {key.replace('_', ' ')}",
+                         f"p50 {value['p50_ms']} ms, p99 {value['p99_ms']} ms ({value['n']} turns)"))
+    rows.append(("a person's bot turn among bots-only matches, p50 against idle",
+                 f"{b['crowded_over_idle_p50']}×"))
+    for status in ("active", "finished"):
+        parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
+        rows.append((f"Redis per {status} match ({m['game']})", f"{m[f'{status}_bytes']:,} bytes ({parts})"))
+    out = ["| measure | result |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
+    return "\n".join([*out, "", provenance(report, "http.json")])
+
+
+if __name__ == "__main__":
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
+    print("\n\n".join([search_tables(folder), openspiel_table(folder), http_table(folder)]))

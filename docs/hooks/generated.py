@@ -1,0 +1,68 @@
+"""MkDocs hook: the parts of the site made from the repository's own files, at every build.
+
+`<!-- generated: NAME -->` in a page is replaced by what NAME makes: the README's curl session,
+the table of operations of `openapi.yaml`, or a benchmark table made from `bench/results/*.json`
+(`bench_tables.py`); `openapi.yaml` itself is published beside the reference page.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from mkdocs.structure.files import File, Files
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_tables  # noqa: E402 - beside this file, which MkDocs loads by path
+
+ROOT = Path(__file__).resolve().parents[2]
+MARK = re.compile(r"<!-- generated: ([a-z-]+) -->")
+
+
+def readme_session() -> str:
+    """The README's curl session (its one ```sh block), as a code block."""
+    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    if len(blocks) != 1:
+        raise ValueError("README.md should hold exactly one ```sh block: the curl session")
+    return f"```sh\n{blocks[0]}```"
+
+
+def operations() -> str:
+    """Every operation of openapi.yaml: method, path, operationId and summary, by tag."""
+    document = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    rows: dict[str, list[str]] = {}
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            tag = (operation.get("tags") or ["other"])[0]
+            summary = (operation.get("summary") or "").replace("|", "\\|")
+            rows.setdefault(tag, []).append(
+                f"| `{method.upper()}` | `{path}` | `{operation.get('operationId', '')}` | {summary} |")
+    out = []
+    for tag, lines in rows.items():
+        out += [f"### {tag}", "", "| method | path | operationId | what it does |", "|---|---|---|---|",
+                *lines, ""]
+    return "\n".join(out)
+
+
+MAKERS: dict[str, Callable[[], str]] = {
+    "readme-session": readme_session,
+    "operations": operations,
+    "bench-search": lambda: bench_tables.search_tables(ROOT / "bench" / "results"),
+    "bench-openspiel": lambda: bench_tables.openspiel_table(ROOT / "bench" / "results"),
+    "bench-http": lambda: bench_tables.http_table(ROOT / "bench" / "results"),
+}
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Publish openapi.yaml beside the reference page, for Swagger UI and for download."""
+    files.append(File.generated(config, "api/openapi.yaml", abs_src_path=str(ROOT / "openapi.yaml")))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Replace each `<!-- generated: NAME -->` by what NAME makes."""
+    return MARK.sub(lambda found: MAKERS[found.group(1)](), markdown)
