@@ -65,3 +65,5 @@ _.RATE_LIMIT_MOVE
 _.RATE_LIMIT_TICKET
 _.RATE_LIMIT_ANALYSIS
 _.RATE_LIMIT_READ
+# a pytest fixture named in @pytest.mark.usefixtures (tests/test_guide.py)
+_.built_site

@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import platform
 import os
+import platform
 import random
 import subprocess
 import sys

@@ -293,7 +293,7 @@ def test_w8_the_view_names_the_seat_winning_the_trick_so_far() -> None:
     s = build(["green-2 red-1", "green-7 red-2", "blue-9 red-3", "green-1 red-4"], "blue-1")
     assert GAME.view(s, 0)["winning"] is None  # no card on the table yet
     seen = []
-    for card in "green-2 green-7 blue-9 green-1".split():
+    for card in ["green-2", "green-7", "blue-9", "green-1"]:
         s = GAME.apply(s, Play.of(card))
         if s.phase == PLAY:
             seen.append(GAME.view(s, None)["winning"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Blueprint, Response, abort, redirect, send_from_directory
+from werkzeug.exceptions import NotFound
 from werkzeug.security import safe_join
 
 #: Where `mkdocs build` writes the site: site/ in the checkout (the folder holding pyproject.toml).
@@ -24,6 +25,8 @@ def root() -> Response:
 @bp.get("/guide/<path:filename>")
 def page(filename: str = "") -> Response:
     """A page of the built site (a folder's index.html), or 404 when the site was not built."""
+    if not (SITE_DIR / "index.html").is_file():
+        raise NotFound("the documentation site is not built: `make docs` builds it into site/")
     target = safe_join(str(SITE_DIR), filename)
     if target is None:
         abort(404)
