@@ -23,7 +23,19 @@ def create_app(config: Config | None = None) -> Flask:
     from api.service.rendering import RenderedViews
     from api.store import storage
     from api.store.connections import match_redis, queue_redis
-    from api.web import analysis, cors, docs, games, guide, health, limits, matches, metrics, openapi, play
+    from api.web import (
+        analysis,
+        cors,
+        docs,
+        games,
+        guide,
+        health,
+        limits,
+        matches,
+        metrics,
+        openapi,
+        play,
+    )
     from api.web.dumping import view_dumpers
     from api.web.errors import register_error_handlers
 

@@ -54,7 +54,7 @@ from typing import Any, cast
 
 import orjson
 
-from ai.bench import provenance
+from bench.search import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "http.json"

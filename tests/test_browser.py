@@ -467,7 +467,7 @@ def test_the_readme_javascript_example_plays_a_match(pages: Pages, live_api: str
 
 
 def test_each_game_page_links_how_to_play_and_the_rules(pages: Pages, live_api: str) -> None:
-    from api.guide import SITE_DIR
+    from api.web.guide import SITE_DIR
 
     page = pages.new()
     for game in ("cube", "witches", "enchanters"):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import api.guide
+import api.web.guide
 
 
 @pytest.fixture
@@ -15,7 +15,7 @@ def built_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "index.html").write_text("<h1>Coven</h1>")
     (tmp_path / "play" / "witches" / "index.html").write_text("<h1>The Witches' Wheel</h1>")
     (tmp_path / "secret.txt").write_text("inside the site")
-    monkeypatch.setattr(api.guide, "SITE_DIR", tmp_path)
+    monkeypatch.setattr(api.web.guide, "SITE_DIR", tmp_path)
     return tmp_path
 
 
@@ -38,6 +38,6 @@ def test_nothing_outside_the_site_and_no_missing_page(client) -> None:
 
 def test_an_unbuilt_site_is_a_404_saying_how_to_build_it(client, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api.guide, "SITE_DIR", tmp_path / "site")
+    monkeypatch.setattr(api.web.guide, "SITE_DIR", tmp_path / "site")
     answer = client.get("/guide/")
     assert answer.status_code == 404 and "make docs" in answer.get_json()["detail"]

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
+
+#: Where `make docs` builds the documentation site that /guide serves: site/ in the checkout.
+SITE_DIR = Path(__file__).resolve().parents[2] / "site"
 
 
 def _parse(raw: str, default: Any) -> Any:

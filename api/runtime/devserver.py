@@ -18,6 +18,7 @@ from pathlib import Path
 from redis import Redis
 from redis.exceptions import RedisError
 
+from api.runtime.config import SITE_DIR
 from api.runtime.supervisor import Program, Supervisor, json_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -151,8 +152,6 @@ class DevServer(Supervisor):
 
 def guide_built() -> bool:
     """Whether `make docs` built the documentation site (served at /guide)."""
-    from api.guide import SITE_DIR
-
     return (SITE_DIR / "index.html").exists()
 
 

@@ -4,26 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, redirect, send_from_directory
+from flask import Blueprint, abort, redirect, send_from_directory
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import NotFound
 from werkzeug.security import safe_join
 
-#: Where `mkdocs build` writes the site: site/ in the checkout (the folder holding pyproject.toml).
-SITE_DIR = next((folder for folder in Path(__file__).resolve().parents
-                 if (folder / "pyproject.toml").exists()), Path.cwd()) / "site"
+from api.runtime.config import SITE_DIR
 
 bp = Blueprint("guide", __name__)
 
 
 @bp.get("/guide")
-def root() -> Response:
+def root() -> ResponseReturnValue:
     """The site's relative links need the trailing slash."""
-    return redirect("/guide/", code=308)  # type: ignore[return-value]
+    return redirect("/guide/", code=308)
 
 
 @bp.get("/guide/")
 @bp.get("/guide/<path:filename>")
-def page(filename: str = "") -> Response:
+def page(filename: str = "") -> ResponseReturnValue:
     """A page of the built site (a folder's index.html), or 404 when the site was not built."""
     if not (SITE_DIR / "index.html").is_file():
         raise NotFound("the documentation site is not built: `make docs` builds it into site/")
@@ -32,7 +31,7 @@ def page(filename: str = "") -> Response:
         abort(404)
     if Path(target).is_dir():
         if filename and not filename.endswith("/"):
-            return redirect(f"/guide/{filename}/", code=308)  # type: ignore[return-value]
+            return redirect(f"/guide/{filename}/", code=308)
         filename = f"{filename}index.html"
     if not (SITE_DIR / filename).is_file():
         abort(404)
