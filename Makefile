@@ -44,7 +44,7 @@ compiled: $(RUN_STAMP)
 
 # The URLs are printed once /readyz answers; with the docs site built (`make docs`), it is at /guide.
 run: compiled
-	$(SAY) "starting Redis, the web process, a bot worker and the sweeper"
+	$(SAY) "starting Redis and the Procfile's processes: web, bot worker, analyst, sweeper"
 	@$(BIN)/python -m api.runtime.devserver
 
 test: lint chromium compiled docs
