@@ -5,6 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 # what is installed: the server ([embedded]); its tests, linters and docs ([dev,docs]); OpenSpiel ([bench])
 RUN_STAMP   := $(VENV)/.installed
+DOCS_STAMP  := $(VENV)/.installed-docs
 TEST_STAMP  := $(VENV)/.installed-test
 BENCH_STAMP := $(VENV)/.installed-bench
 # pip builds Coven without the C extensions: `make compiled` builds them once, in place, with progress
@@ -26,10 +27,15 @@ $(RUN_STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(PIP) --progress-bar on -e '.[embedded]'
 	touch $(RUN_STAMP)
 
+$(DOCS_STAMP): $(RUN_STAMP)
+	$(SAY) "installing MkDocs and its Material theme"
+	$(PIP) --progress-bar on -e '.[embedded,docs]'
+	touch $(DOCS_STAMP)
+
 $(TEST_STAMP): $(RUN_STAMP)
 	$(SAY) "installing the test, lint and docs tools (pytest, Playwright, schemathesis, mypy, ruff, MkDocs)"
 	$(PIP) --progress-bar on -e '.[embedded,dev,docs]'
-	touch $(TEST_STAMP)
+	touch $(TEST_STAMP) $(DOCS_STAMP)
 
 $(BENCH_STAMP): $(RUN_STAMP)
 	$(SAY) "installing the benchmark peers (OpenSpiel)"
@@ -61,7 +67,7 @@ chromium:
 	  fi; }
 
 # The documentation site (docs/, mkdocs.yml) into site/, strictly: a broken link or an orphan page fails.
-docs: $(TEST_STAMP)
+docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # The pictures of the /play tables in the how-to-play pages, taken by the browser tests.
