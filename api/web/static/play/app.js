@@ -57,7 +57,8 @@ async function lobby() {
 
   function rebuild() {
     const g = game();
-    summary.textContent = g.summary;
+    summary.replaceChildren(g.summary, " ", h("a", { href: `/guide/play/${g.id}/`, class: "how-to-play" }, `How to play ${g.title}`),
+      " · ", h("a", { href: `/play?rules=${g.id}` }, "the rules"));
     const count = Number(countSelect.value) || g.min_players;
     countSelect.replaceChildren(...Array.from({ length: g.max_players - g.min_players + 1 }, (_, i) => {
       const n = g.min_players + i;
