@@ -144,14 +144,15 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def provenance() -> dict[str, Any]:
-    """What a result was measured on: the commit (with `+` when the tree had changes) and the host."""
+    """What a result was measured on: the commit (with `+` when the tree had changes besides the
+    results themselves) and the host."""
     def git(*args: str) -> str:
         try:
             return subprocess.run(["git", *args], capture_output=True, text=True, timeout=10).stdout.strip()
         except OSError:
             return ""
     commit = git("rev-parse", "--short", "HEAD")
-    if commit and git("status", "--porcelain", "--untracked-files=no"):
+    if commit and git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results"):
         commit += "+"
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), "") if Path("/proc/cpuinfo").exists() else ""
