@@ -180,15 +180,17 @@ class DevServer(Supervisor):
         while not self.stopping.wait(0.25):
             ready, said = readiness(f"http://127.0.0.1:{self.port}/readyz")
             if ready:
-                self.log(f"ready in {time.monotonic() - started:.1f} s:")
-                self.log(f"API   {base}/v1/games")
-                self.log(f"docs  {base}/docs    (every route, to try in the browser)")
-                self.log(f"play  {base}/play    (the web client: play a match by clicking)")
-                if guide_built():
-                    self.log(f"guide {base}/guide/  (the documentation site)")
-                else:
-                    self.log("guide: `make docs` builds the documentation site, served at /guide/")
-                self.log("Ctrl-C stops everything")
+                lines = [f"ready in {time.monotonic() - started:.1f} s:",
+                         f"API   {base}/v1/games",
+                         f"docs  {base}/docs    (every route, to try in the browser)",
+                         f"play  {base}/play    (the web client: play a match by clicking)",
+                         f"guide {base}/guide/  (the documentation site)" if guide_built()
+                         else "guide: `make docs` builds the documentation site, served at /guide/",
+                         "Ctrl-C stops everything"]
+                for line in lines:
+                    self.log(line)
+                if self.out.isatty():  # a person at `make run`: the URLs plainly, among the JSON lines
+                    self._write("\n".join(f"coven: {line}" for line in lines))
                 return
             if time.monotonic() - last_said >= self.PATIENCE:
                 last_said = time.monotonic()
