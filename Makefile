@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench bench-http lint openapi clean chromium
+.PHONY: install compiled run test strength ladder bench bench-http lint openapi clean chromium node
 
 install: $(STAMP)
 
@@ -26,7 +26,7 @@ compiled: $(STAMP)
 run: compiled
 	$(BIN)/python -m api.runtime.devserver
 
-test: lint chromium compiled
+test: lint chromium node compiled
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium (never a downloaded browser). As root, install it when
@@ -38,6 +38,21 @@ chromium:
 	  else \
 	    echo "make: the browser tests need Debian's chromium package: sudo apt-get install chromium"; \
 	  fi; }
+
+# The TypeScript client's locked tools (openapi-typescript, openapi-fetch, tsc, tsx) for the client
+# tests, with Debian's nodejs and npm (installed when missing, as root; elsewhere the tests say so).
+NODE_STAMP := clients/typescript/node_modules/.installed
+node: $(NODE_STAMP)
+
+$(NODE_STAMP): clients/typescript/package.json clients/typescript/package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm; \
+	  else \
+	    echo "make: the TypeScript client tests need Debian's nodejs and npm: sudo apt-get install nodejs npm"; \
+	  fi; }
+	npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+	touch $@
 
 strength: compiled
 	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
@@ -67,5 +82,5 @@ openapi: $(STAMP)
 	$(BIN)/flask --app wsgi openapi > openapi.yaml
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build clients/typescript/node_modules
 	find engine ai -name '*.so' -delete

@@ -98,7 +98,9 @@ def nullable(schema: JsonSchema) -> JsonSchema:
 #: Who is to act in a view: a seat, `chance` (a draw or roll is due), or null once over.
 SEAT_OR_CHANCE: JsonSchema = {"oneOf": [
     {"type": "integer", "minimum": 0, "description": "the seat to act"},
-    {"type": "string", "const": "chance", "description": "a chance outcome is due"},
+    # an enum of one, not a const: openapi-python-client 0.29 parses a const in a union without
+    # trying the other members (it refused every seat number)
+    named("Chance", {"type": "string", "enum": ["chance"], "description": "a chance outcome is due"}),
     {"type": "null", "description": "nobody: the game is over"},
 ]}
 

@@ -373,7 +373,8 @@ def _move_components(spec: APISpec, game: AnyGame, named: dict[str, dict[str, An
     refs = []
     for shape in game.info.move_schema["oneOf"]:
         title = "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", shape["title"]) if word)
-        spec.components.schema(f"{name}{title}", _lift(shape, named))
+        # titled as the component: generators name a class after a schema's title
+        spec.components.schema(f"{name}{title}", {**_lift(shape, named), "title": f"{name}{title}"})
         refs.append({"$ref": f"#/components/schemas/{name}{title}"})
     spec.components.schema(name, {"oneOf": refs, "description": f"A player's move in {game.info.title}"})
 

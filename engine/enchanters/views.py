@@ -534,7 +534,11 @@ VIEW_SCHEMA = shapes.record(
         "deck_size": shapes.INTEGER,
         "discard": _CARDS,
         "towers": shapes.array(_CARDS),
-        "piles": shapes.counts(PILE_LETTERS, "objects left in each pile"),
+        # a map, not a record of six properties: openapi-python-client 0.29 names a property `d`
+        # like its own local dict and then fails to decode the view
+        "piles": {"type": "object", "description": "objects left in each pile, by letter",
+                  "propertyNames": _PILE, "additionalProperties": {"type": "integer", "minimum": 0},
+                  "minProperties": len(PILE_LETTERS), "maxProperties": len(PILE_LETTERS)},
         "new_gathering_left": shapes.INTEGER,
         "players": shapes.array(shapes.named("EnchantersPlayer", shapes.record(
             {
