@@ -11,10 +11,11 @@ CHROMIUM := /usr/bin/chromium
 install: $(STAMP)
 
 # pip also compiles the hot path (setup.py, engine/compiled.py); without a C compiler it warns
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[embedded,dev,bench]'
+	$(BIN)/python -m pip install --quiet -e clients/python   # the official client, tested against the server
 	$(BIN)/python -c "from engine.compiled import main; main()"
 	touch $(STAMP)
 
