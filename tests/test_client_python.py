@@ -12,10 +12,9 @@ import sys
 import threading
 from collections.abc import Iterator
 
+import coven
 import httpx
 import pytest
-
-import coven
 from coven import AsyncSession, IllegalMove, NotFound, Session
 from coven.bot import load_bot, score_of
 from coven.transport import RetryPolicy
@@ -158,8 +157,12 @@ def test_problems_are_exceptions(live_api: str) -> None:
         match = session.play_against("witches", level="random")
         view = next(v for v in match.views() if coven.session.is_my_turn(v))
         with pytest.raises(IllegalMove) as illegal:
-            match.play({"type": "play", "card": "no-such-card"})
-        assert illegal.value.status == 422 and match.view["version"] == view["version"]
+            held = set(view["state"]["hand"])
+            other = next(f"{colour}-{value}" for colour in ("red", "orange", "yellow", "green", "blue", "violet")
+                         for value in range(1, 10) if f"{colour}-{value}" not in held)
+            match.play({"type": "play", "card": other})
+        assert illegal.value.status == 422 and illegal.value.rule
+        assert match.refresh()["version"] == view["version"]
 
 
 def _coven(live_api: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -209,3 +212,24 @@ def test_the_rating_fit_recovers_a_known_strength() -> None:
     rating = rate(games)
     assert rating.low < rating.elo < rating.high and rating.games == 200
     assert score_of({"outcome": {"winners": [0, 1]}, "you": 1}) == 0.5  # type: ignore[typeddict-item]
+
+
+def test_the_typed_models_have_the_served_documents_fields(live_api: str) -> None:
+    """Each TypedDict of `coven.models` named after a schema of the document has its fields:
+    the same required ones, the same optional ones (a renamed or added field fails here)."""
+    from typing import is_typeddict
+
+    from coven import models
+
+    schemas = httpx.get(f"{live_api}/openapi.json", timeout=10).json()["components"]["schemas"]
+    checked = []
+    for name, model in vars(models).items():
+        if not is_typeddict(model) or name.startswith("_"):
+            continue
+        schema = schemas[name]
+        required = set(schema.get("required", []))
+        assert model.__required_keys__ == required, name
+        assert model.__optional_keys__ == set(schema["properties"]) - required, name
+        checked.append(name)
+    assert {"WitchesState", "CubeState", "EnchantersState", "WitchesMatchView", "CubeMatchView",
+            "EnchantersMatchView", "EnchantersMoveExodus", "CubeTurn", "SeatView"} <= set(checked)

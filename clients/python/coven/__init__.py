@@ -16,7 +16,7 @@ from coven.errors import (
     RateLimited,
     Unauthorized,
 )
-from coven.models import Move, MatchSummary, MatchView, Outcome, SeatView
+from coven.models import MatchSummary, MatchView, Move, Outcome, SeatView
 from coven.session import AsyncMatch, AsyncSession, Match, Session
 
 __all__ = [

@@ -65,7 +65,7 @@ def join_open(session: Session, game: str | None, choose: Choose, matches: int, 
               report: Callable[[str], Any] = print) -> list[MatchView]:
     """Join `matches` open seats of public waiting matches (of `game`, or any), one after another,
     and play each to its end; waits up to `wait` seconds for a seat to open."""
-    finals = []
+    finals: list[MatchView] = []
     deadline = time.monotonic() + wait
     while len(finals) < matches:
         waiting = [summary for summary in session.open_matches(game) if summary["open_seats"]]

@@ -51,7 +51,7 @@ class IllegalMove(Problem):
 
     @property
     def legal_moves(self) -> list[Any]:
-        return self.document.get("legal_moves", [])
+        return list(self.document.get("legal_moves", []))
 
 
 class RateLimited(Problem):

@@ -315,7 +315,7 @@ class AsyncMatch:
                 if inspect.isawaitable(move):
                     move = await move
                 try:
-                    await self.play(cast(Move, move))
+                    await self.play(move)
                 except Conflict:
                     continue
         return self.view

@@ -30,7 +30,7 @@ class RetryPolicy:
         told = server_backoff(response) if response is not None else None
         if told is not None:
             return min(told, self.cap)
-        return min(self.base * 2 ** attempt, self.cap)
+        return min(self.base * 2.0 ** attempt, self.cap)
 
 
 def server_backoff(response: httpx.Response) -> float | None:

@@ -6,4 +6,5 @@ PREFERENCE = ("gather", "trick", "take", "discard", "pass")
 
 
 def choose(view: MatchView) -> Move:
+    assert view["game"] == "enchanters"  # narrows: enchanters state, enchanters moves
     return min(view["legal_moves"], key=lambda move: PREFERENCE.index(move["type"]))

@@ -1,10 +1,11 @@
 """A Witches' Wheel bot: plays its lowest card, keeps captured cards rather than changing the trump."""
 
-from coven.models import MatchView, Move
+from coven.models import MatchView, Move, WitchesMovePlay
 
 
 def choose(view: MatchView) -> Move:
-    plays = [move for move in view["legal_moves"] if move["type"] == "play"]
+    assert view["game"] == "witches"  # narrows: witches state, witches moves
+    plays: list[WitchesMovePlay] = [move for move in view["legal_moves"] if move["type"] == "play"]
     if plays:
         return min(plays, key=lambda move: int(move["card"].rsplit("-", 1)[1]))
     keep = [move for move in view["legal_moves"] if move["type"] == "keep"]
