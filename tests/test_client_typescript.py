@@ -31,3 +31,15 @@ def test_the_typescript_client_typechecks_and_passes_its_tests(live_api: str, tm
                          timeout=900, cwd=work, env={**os.environ, "COVEN_API": live_api})
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "# fail 0" in ran.stdout and "# pass 5" in ran.stdout, ran.stdout
+
+    # the README's complete match, as written: typechecked strictly, then played to the end
+    snippet = (PACKAGE / "README.md").read_text().split("```ts\n", 1)[1].split("```", 1)[0]
+    assert len(snippet.strip().splitlines()) < 20
+    (work / "readme.ts").write_text(snippet.replace('"@coven/client"', '"./src/index"')
+                                    .replace("http://localhost:8000", live_api))
+    (work / "tsconfig.readme.json").write_text('{"extends": "./tsconfig.json", "include": ["readme.ts"]}')
+    checked = subprocess.run([_node_tool("tsc"), "--noEmit", "-p", "tsconfig.readme.json"], capture_output=True,
+                             text=True, timeout=300, cwd=work)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    ran = subprocess.run([_node_tool("tsx"), "readme.ts"], capture_output=True, text=True, timeout=600, cwd=work)
+    assert ran.returncode == 0 and "winners" in ran.stdout, ran.stdout + ran.stderr
