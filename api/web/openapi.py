@@ -294,7 +294,7 @@ def _openapi_path(rule: str) -> str:
 
 def spec_dict(app: Flask) -> dict[str, Any]:
     """The OpenAPI document as a dict."""
-    document = _exclusive_nulls(build_spec(app).to_dict())
+    document: dict[str, Any] = _exclusive_nulls(build_spec(app).to_dict())
     for name, schema in BY_GAME.items():
         summary = (schema.__doc__ or name).strip().splitlines()[0]
         _split_by_game(document["components"]["schemas"], name, summary)
