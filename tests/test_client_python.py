@@ -244,3 +244,12 @@ def test_the_readme_match_runs_as_written(live_api: str, capsys: pytest.CaptureF
     assert len(snippet.strip().splitlines()) < 20
     exec(compile(snippet.replace("http://localhost:8000", live_api), "README.md", "exec"), {})  # noqa: S102
     assert "'winners'" in capsys.readouterr().out
+
+
+def test_the_clients_are_versioned_with_the_api(live_api: str) -> None:
+    import json
+    from pathlib import Path
+
+    api_version = httpx.get(f"{live_api}/openapi.json", timeout=10).json()["info"]["version"]
+    package = Path(__file__).resolve().parent.parent / "clients" / "typescript" / "package.json"
+    assert coven.__version__ == api_version == json.loads(package.read_text())["version"]
