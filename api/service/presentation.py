@@ -128,6 +128,7 @@ class GrantedView(MatchView):
 class LegalMoves:
     """The caller's legal moves (empty unless it is to act)."""
 
+    game: str
     version: int
     to_act: int | None
     you: int | None
@@ -324,7 +325,7 @@ def granted_view(store: Store, caller: Caller, token: str) -> GrantedView:
 
 def legal_moves(caller: Caller) -> LegalMoves:
     """The caller's legal moves with the version they belong to."""
-    return LegalMoves(caller.record.version, caller.to_act, caller.seat, legal_moves_of(caller))
+    return LegalMoves(caller.record.game, caller.record.version, caller.to_act, caller.seat, legal_moves_of(caller))
 
 
 def match_log(store: Store, caller: Caller) -> MatchLog:

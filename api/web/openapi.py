@@ -6,6 +6,7 @@ fails when the committed file differs from what this module generates.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -15,11 +16,11 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask, current_app
 from flask.cli import with_appcontext
-from marshmallow import fields
+from marshmallow import fields, missing
 
 from api.web import schemas
 from api.web.contract import operation_of
-from engine import all_games, get_game, resolve_chance
+from engine import all_games, get_game, resolve_chance, shapes
 from engine.core import AnyGame
 from engine.fairness import commitment
 
@@ -170,11 +171,28 @@ RATE_LIMIT_HEADERS: dict[str, dict[str, Any]] = {
 }
 
 
+#: Response schemas whose fields depend on the game: one variant per game (`WitchesMatchView`, …),
+#: and the schema itself is one of them, told apart by `game` (so clients narrow a view by game).
+BY_GAME = {"MatchView": schemas.MatchViewSchema, "VersionView": schemas.VersionViewSchema,
+           "SeatGrant": schemas.SeatGrantSchema, "LegalMoves": schemas.LegalMovesSchema}
+
+
 def _string_enum(converter: Any, field: fields.Field[Any], ret: dict[str, Any], **_: Any) -> dict[str, Any]:
     """`type: string` on enum fields of string values (apispec gives only the `enum`)."""
     if isinstance(field, fields.Enum) and "type" not in ret and all(
             isinstance(value, str) for value in ret.get("enum", ())):
         return {"type": "string"}
+    return {}
+
+
+def _optional_without_default(converter: Any, field: fields.Field[Any], ret: dict[str, Any],
+                               **_: Any) -> dict[str, Any]:
+    """An optional request field says its default in words, not as `default`: generators
+    (openapi-typescript) make a property with a `default` mandatory."""
+    if field.load_default is not missing and not field.required and "default" in ret:
+        default = ret.pop("default")  # the converter's dict, edited in place: there is no removal hook
+        if field.load_default is not None and not callable(field.load_default):
+            return {"description": f"{ret.get('description', '')} (default: {default})".lstrip()}
     return {}
 
 
@@ -191,6 +209,7 @@ def build_spec(app: Flask) -> APISpec:
     )
     assert marshmallow.converter is not None  # set when the plugin joined the spec
     marshmallow.converter.add_attribute_function(_string_enum)  # type: ignore[no-untyped-call]
+    marshmallow.converter.add_attribute_function(_optional_without_default)  # type: ignore[no-untyped-call]
     spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer", "description": "the seat token from create or join"}
     )
@@ -230,9 +249,12 @@ def build_spec(app: Flask) -> APISpec:
         "SeatGrant", {"summary": "view plus token", "value": {**MATCH_VIEW_EXAMPLE, "token": "q8HnVb3…"}}
     )
     spec.components.schema("Problem", schema=schemas.ProblemSchema)
+    named: dict[str, dict[str, Any]] = {}
     for game in all_games():
-        _move_components(spec, game)
-        spec.components.schema(schemas.state_component(game), dict(game.info.view_schema))
+        _move_components(spec, game, named)
+        spec.components.schema(schemas.state_component(game), _lift(game.info.view_schema, named))
+    for name, schema in named.items():
+        spec.components.schema(name, schema)
     for name, component in STREAM_EVENTS.items():
         spec.components.schema(name, component)
     for name, (description, status, detail, extra) in PROBLEMS.items():
@@ -272,10 +294,76 @@ def _openapi_path(rule: str) -> str:
 
 def spec_dict(app: Flask) -> dict[str, Any]:
     """The OpenAPI document as a dict."""
-    return build_spec(app).to_dict()
+    document: dict[str, Any] = _exclusive_nulls(build_spec(app).to_dict())
+    for name, schema in BY_GAME.items():
+        summary = (schema.__doc__ or name).strip().splitlines()[0]
+        _split_by_game(document["components"]["schemas"], name, summary)
+    return document
 
 
-def _move_components(spec: APISpec, game: AnyGame) -> None:
+def _exclusive_nulls(schema: Any) -> Any:
+    """`anyOf: [X, null]` (apispec's nullable nested field) as `oneOf`: the two never overlap,
+    and a `oneOf` is what generators decode as "this or nothing"."""
+    if isinstance(schema, list):
+        return [_exclusive_nulls(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _exclusive_nulls(value) for key, value in schema.items()}
+    members = out.get("anyOf")
+    if isinstance(members, list) and len(members) == 2 and {"type": "null"} in members:
+        out["oneOf"] = out.pop("anyOf")
+    return out
+
+
+def _split_by_game(components: dict[str, Any], name: str, description: str) -> None:
+    """Replace component `name` by one variant per game and make it `oneOf` them, by `game`."""
+    generic = components.pop(name)
+    mapping = {}
+    for game in all_games():
+        variant = copy.deepcopy(generic)
+        for field, schema in _game_fields(game).items():
+            if field in variant["properties"]:
+                described = variant["properties"][field].get("description")
+                variant["properties"][field] = {**schema, **({"description": described} if described else {})}
+        variant["description"] = f"{description} ({game.info.title})"
+        variant_name = f"{game.info.id.capitalize()}{name}"
+        components[variant_name] = variant
+        mapping[game.info.id] = f"#/components/schemas/{variant_name}"
+    components[name] = {
+        "description": f"{description}: one schema per game, told apart by `game`",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "game", "mapping": mapping},
+    }
+
+
+def _game_fields(game: AnyGame) -> dict[str, dict[str, Any]]:
+    """The fields of a view whose shape is the game's: its id, state, moves, and seats' states."""
+    state = {"$ref": f"#/components/schemas/{schemas.state_component(game)}"}
+    return {
+        "game": shapes.game(game.info.id),
+        "state": state,
+        "legal_moves": {"type": "array", "items": {"$ref": f"#/components/schemas/{schemas.move_component(game)}"}},
+        "seat_views": {"oneOf": [{"type": "array", "items": state}, {"type": "null"}]},
+    }
+
+
+def _lift(schema: Any, named: dict[str, dict[str, Any]]) -> Any:
+    """A copy of `schema` where each subschema named with `$anchor` (`engine.shapes.named`) is a
+    `$ref` to a component of that name, collected in `named` (one definition per name)."""
+    if isinstance(schema, list):
+        return [_lift(item, named) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    lifted = {key: _lift(value, named) for key, value in schema.items() if key != "$anchor"}
+    if "$anchor" not in schema:
+        return lifted
+    name = schema["$anchor"]
+    if named.setdefault(name, lifted) != lifted:
+        raise ValueError(f"two different schemas are named {name}")
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _move_components(spec: APISpec, game: AnyGame, named: dict[str, dict[str, Any]]) -> None:
     """A game's moves: one component per move shape (`<Game>Move<Title>`), and `<Game>Move` one of them.
 
     Named shapes give generated clients one class per move kind (inline `oneOf` members made
@@ -285,7 +373,8 @@ def _move_components(spec: APISpec, game: AnyGame) -> None:
     refs = []
     for shape in game.info.move_schema["oneOf"]:
         title = "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", shape["title"]) if word)
-        spec.components.schema(f"{name}{title}", dict(shape))
+        # titled as the component: generators name a class after a schema's title
+        spec.components.schema(f"{name}{title}", {**_lift(shape, named), "title": f"{name}{title}"})
         refs.append({"$ref": f"#/components/schemas/{name}{title}"})
     spec.components.schema(name, {"oneOf": refs, "description": f"A player's move in {game.info.title}"})
 

@@ -446,6 +446,9 @@ class HealthSchema(Schema):
 
 
 class LegalMovesSchema(Schema):
+    """The caller's legal moves at a version (empty unless it is to act)."""
+
+    game = _always(fields.String(metadata=_doc("game id", "witches")))
     version = _always(fields.Integer())
     to_act = _always(fields.Integer(allow_none=True))
     you = _always(fields.Integer(allow_none=True))

@@ -97,11 +97,15 @@ CHOOSE_MOVES = tuple(Choose(name) for name in KINDS)
 TURN_MOVES = tuple(Turn(name) for name in SIDES)
 NOTHING: Counts = (0, 0, 0, 0)
 
+#: A kind of object and a side of the cube, by name (named components of the OpenAPI document).
+OBJECT_SHAPE = shapes.named("CubeObject", shapes.names(KINDS, "a kind of object"))
+SIDE_SHAPE = shapes.named("CubeSide", shapes.names(SIDES, "a side of the cube"))
+
 #: The JSON shapes of the player moves (GameInfo.move_schema).
 MOVE_SCHEMA = shapes.one_of(
     shapes.move("roll", "C7: roll the symbol die"),
-    shapes.move("choose", "C9: on stars, the kind of object taken from the lid", object=shapes.names(KINDS)),
-    shapes.move("turn", "C10: on a half turn, the side the cube turns through", via=shapes.names(SIDES)),
+    shapes.move("choose", "C9: on stars, the kind of object taken from the lid", object=OBJECT_SHAPE),
+    shapes.move("turn", "C10: on a half turn, the side the cube turns through", via=SIDE_SHAPE),
 )
 
 _FIELDS: dict[str, set[str]] = {

@@ -11,7 +11,7 @@ import random
 from engine import shapes
 from engine.core import CHANCE, TERMINAL, Json, Seat
 from engine.cube.cards import FACES, KINDS, OPPOSITE, SIDES, Side, split_penalty
-from engine.cube.moves import NOTHING, CubeMove
+from engine.cube.moves import NOTHING, OBJECT_SHAPE, SIDE_SHAPE, CubeMove
 from engine.cube.rules import current_player, outcome
 from engine.cube.state import FINAL, OVER, PHASES, ROLL, CubeState
 
@@ -115,27 +115,27 @@ def _exposure(up: Side, fell: tuple[int, ...], before_throw: bool) -> dict[str, 
     }
 
 
-_KIND = shapes.names(KINDS)
-_SIDE = shapes.names(SIDES)
-_OBJECTS = shapes.counts(KINDS)
+_KIND = OBJECT_SHAPE
+_SIDE = SIDE_SHAPE
+_OBJECTS = shapes.named("CubeObjects", shapes.counts(KINDS, "how many objects of each kind"))
 
 #: The JSON shape of `view` (GameInfo.view_schema): everything is public.
 VIEW_SCHEMA = shapes.record(
     {
-        "game": {"const": "cube"},
+        "game": shapes.game("cube"),
         "players": shapes.integer(2, 5),
         "seat": shapes.nullable(shapes.SEAT),
         "phase": shapes.names(PHASES),
-        "to_act": {"anyOf": [shapes.SEAT, {"const": "chance"}, {"type": "null"}]},
+        "to_act": shapes.SEAT_OR_CHANCE,
         "player": shapes.nullable(shapes.SEAT),
         "turns": shapes.INTEGER,
         "lid": _OBJECTS,
-        "cube": shapes.record({"objects": _OBJECTS, "up": _SIDE, "down": _SIDE}),
+        "cube": shapes.named("CubeCube", shapes.record({"objects": _OBJECTS, "up": _SIDE, "down": _SIDE})),
         "in_hand": shapes.nullable(_KIND),
         "front": shapes.array(_OBJECTS, "the objects in front of each seat"),
         "front_totals": shapes.array(shapes.INTEGER),
         "out_of_game": _OBJECTS,
-        "turn": shapes.nullable(shapes.record(
+        "turn": shapes.nullable(shapes.named("CubeTurn", shapes.record(
             {
                 "seat": shapes.SEAT,
                 "complete": shapes.BOOLEAN,
@@ -145,15 +145,15 @@ VIEW_SCHEMA = shapes.record(
                 "start_up": _SIDE,
                 "target": shapes.nullable(_SIDE),
                 "path": shapes.array(_SIDE, "the sides brought up, in order"),
-                "exposures": shapes.array(shapes.record(
-                    {"up": _SIDE, "down": _SIDE, "before_throw": shapes.BOOLEAN, "fell": _OBJECTS})),
+                "exposures": shapes.array(shapes.named("CubeExposure", shapes.record(
+                    {"up": _SIDE, "down": _SIDE, "before_throw": shapes.BOOLEAN, "fell": _OBJECTS}))),
                 "thrown": shapes.BOOLEAN,
                 "returned_to_lid": shapes.BOOLEAN,
             },
             {"to_front": _OBJECTS, "out_of_game": _OBJECTS},
             "the turn in progress, or the last one",
-        )),
-        "outcome": shapes.nullable({"type": "object"}),
+        ))),
+        "outcome": shapes.nullable(shapes.OUTCOME),
     },
     description="The Magic Cube (every seat sees the same)",
 )

@@ -177,7 +177,9 @@ def _declarations(raw: Any, data: Any) -> tuple[Declaration, ...]:
     return tuple(sorted(out))
 
 
-_CARD = shapes.names(NAMES, "a card")
+#: A card, by name (a named component of the OpenAPI document).
+CARD_SHAPE = shapes.named("EnchantersCard", shapes.names(NAMES, "a card"))
+_CARD = CARD_SHAPE
 _TOWER = shapes.integer(0, NUM_TOWERS - 1, "a Tower")
 
 #: The JSON shapes of the player moves (GameInfo.move_schema).
@@ -188,14 +190,12 @@ MOVE_SCHEMA = shapes.one_of(
         cards={"type": "array", "items": _CARD, "minItems": 3, "maxItems": 3, "uniqueItems": True},
         tower=_TOWER,
         air={"type": "object", "description": "each Air Enchanter's declared school and element",
-             "additionalProperties": {
-                 "type": "object",
-                 "properties": {"school": shapes.names(SCHOOLS), "element": shapes.names(ELEMENTS)},
-                 "required": ["school", "element"], "additionalProperties": False}},
+             "additionalProperties": shapes.named("EnchantersAirDeclaration", shapes.record(
+                 {"school": shapes.names(SCHOOLS), "element": shapes.names(ELEMENTS)}))},
     ),
     shapes.move("trick", "play a Trick (Exodus names a Tower, see the next shape)",
                 trick=shapes.names([name for name in TRICK_NAMES if name != "exodus"])),
-    shapes.move("trick", "play Exodus on a Tower", title="exodus", trick={"const": "exodus"}, tower=_TOWER),
+    shapes.move("trick", "play Exodus on a Tower", title="exodus", trick={"type": "string", "const": "exodus"}, tower=_TOWER),
     shapes.move("pass", "do nothing this step"),
     shapes.move("discard", "discard a card while holding more than five", card=_CARD),
 )

@@ -33,6 +33,7 @@ from engine.enchanters.cards import (
     cards_of,
     names_of,
 )
+from engine.enchanters.moves import CARD_SHAPE
 from engine.enchanters.rules import next_pile, points
 from engine.enchanters.state import (
     ACT,
@@ -509,51 +510,76 @@ def _construct(
             objects[p][i] = q * 8 + v
 
 
-_CARD = shapes.names(NAMES, "a card")
+_CARD = CARD_SHAPE
 _CARDS = shapes.array(_CARD)
-_PILE = shapes.names(PILE_LETTERS)
+_PILE = shapes.named("EnchantersPile", shapes.names(PILE_LETTERS, "an object pile, by letter"))
+_SEATED = {"seat": shapes.SEAT}
 
 #: The JSON shape of `view` (GameInfo.view_schema). Hidden things are left out, not nulled:
 #: another seat's `hand`, `points` and object values appear once the game is over.
 VIEW_SCHEMA = shapes.record(
     {
-        "game": {"const": "enchanters"},
+        "game": shapes.game("enchanters"),
         "seat": shapes.nullable(shapes.SEAT),
         "phase": shapes.names(sorted(set(PHASE_NAMES))),
         "step": shapes.nullable(shapes.integer(1, 3)),
         "turn": shapes.nullable(shapes.SEAT),
-        "to_act": {"anyOf": [shapes.SEAT, {"const": "chance"}, {"type": "null"}]},
+        "to_act": shapes.SEAT_OR_CHANCE,
         "skip_step_2": shapes.BOOLEAN,
-        "table": shapes.array(shapes.record(
+        "table": shapes.array(shapes.named("EnchantersTableSpot", shapes.record(
             {"spot": shapes.SEAT, "face": shapes.names(("down", "up"))},
             {"occupied": shapes.BOOLEAN, "card": shapes.nullable(_CARD)},
             "a table spot: face-down cards show only whether they are there, until the end",
-        )),
+        ))),
         "deck_size": shapes.INTEGER,
         "discard": _CARDS,
         "towers": shapes.array(_CARDS),
-        "piles": shapes.counts(PILE_LETTERS, "objects left in each pile"),
+        # a map, not a record of six properties: openapi-python-client 0.29 names a property `d`
+        # like its own local dict and then fails to decode the view
+        "piles": {"type": "object", "description": "objects left in each pile, by letter",
+                  "propertyNames": _PILE, "additionalProperties": {"type": "integer", "minimum": 0},
+                  "minProperties": len(PILE_LETTERS), "maxProperties": len(PILE_LETTERS)},
         "new_gathering_left": shapes.INTEGER,
-        "players": shapes.array(shapes.record(
+        "players": shapes.array(shapes.named("EnchantersPlayer", shapes.record(
             {
                 "seat": shapes.SEAT,
                 "hand_size": shapes.INTEGER,
                 "elementals": _CARDS,
-                "objects": shapes.array(shapes.record({"pile": _PILE}, {"value": shapes.integer(0, MAX_VALUE)})),
+                "objects": shapes.array(shapes.named("EnchantersObject", shapes.record(
+                    {"pile": _PILE}, {"value": shapes.integer(0, MAX_VALUE)},
+                    "an object: its value only to its owner, until the end"))),
                 "new_gathering": shapes.INTEGER,
                 "proxima": shapes.BOOLEAN,
                 "elemental_master": shapes.BOOLEAN,
             },
             {"hand": _CARDS, "known_cards": _CARDS, "points": shapes.INTEGER},
-        )),
+        ))),
         "proxima": shapes.nullable(shapes.SEAT),
         "elemental_master": shapes.nullable(shapes.SEAT),
         "last_pile": shapes.nullable(_PILE),
-        "history": shapes.array({"type": "object", "description": "a gathering, Trick or Periculum, by seat"}),
-        "pending": shapes.nullable({"type": "object", "description": "the chance draw about to happen"}),
+        "history": shapes.array(shapes.named("EnchantersEvent", shapes.one_of(
+            shapes.named("EnchantersGatheringEvent", shapes.record({**_SEATED, "gathering": _PILE})),
+            shapes.named("EnchantersTrickEvent", shapes.record({**_SEATED, "trick": shapes.names(TRICK_NAMES)})),
+            shapes.named("EnchantersPericulumEvent", shapes.record(
+                {**_SEATED, "periculum": shapes.names(("vademecum", "table"))})),
+        )), "gatherings, Tricks and Periculums, in order"),
+        "pending": shapes.nullable(shapes.named("EnchantersPendingDraw", shapes.one_of(
+            shapes.named("EnchantersRefillDraw", shapes.record(
+                {"draw": {"type": "string", "const": "refill"}, "spot": shapes.SEAT})),
+            shapes.named("EnchantersVademecumDraw", shapes.record(
+                {"draw": {"type": "string", "const": "vademecum"}, "left": shapes.INTEGER})),
+            shapes.named("EnchantersObjectDraw", shapes.record(
+                {"draw": {"type": "string", "const": "object"}, **_SEATED, "pile": _PILE})),
+            shapes.named("EnchantersFirstPlayerDraw", shapes.record(
+                {"draw": {"type": "string", "const": "first_player"}})),
+        ))),
         "turns_completed": shapes.INTEGER,
         "reshuffles": shapes.INTEGER,
     },
-    {"deck": _CARDS, "outcome": {"type": "object"}},
+    {"deck": _CARDS, "outcome": shapes.named("EnchantersOutcome", shapes.record({
+        "winners": shapes.array(shapes.SEAT),
+        "reason": shapes.names(REASONS[1:], "how the game ended"),
+        "scores": shapes.array(shapes.INTEGER, "each seat's points"),
+    }, description="once over: winners, why, every seat's points"))},
     "The Enchanters' Gathering as one seat (or a spectator) sees it",
 )

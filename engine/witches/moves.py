@@ -165,7 +165,9 @@ _BY_CARD: dict[str, tuple[WitchesMove, ...]] = {
 }
 
 
-_CARD = shapes.names(NAMES, "a card, colour-value")
+#: A card, by name (a named component of the OpenAPI document).
+CARD_SHAPE = shapes.named("WitchesCard", shapes.names(NAMES, "a card, colour-value"))
+_CARD = CARD_SHAPE
 
 #: The JSON shapes of the player moves (GameInfo.move_schema).
 MOVE_SCHEMA = shapes.one_of(

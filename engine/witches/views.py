@@ -18,7 +18,7 @@ from engine.witches.cards import (
     ranking,
     score_of,
 )
-from engine.witches.moves import Deal, Draw, WitchesMove
+from engine.witches.moves import CARD_SHAPE, Deal, Draw, WitchesMove
 from engine.witches.rules import strongest, winners
 from engine.witches.state import (
     DEAL,
@@ -37,6 +37,7 @@ def view(s: WitchesState, seat: Seat | None) -> dict[str, Json]:
     trump = s.trump
     acting = s.phase in (PLAY, DECIDE)
     out: dict[str, Json] = {
+        "game": "witches",
         "players": n,
         "seat": seat,
         "phase": PHASE_NAMES[s.phase],
@@ -124,13 +125,14 @@ def _names(mask: int) -> list[str]:
     return [NAMES[c] for c in cards_of(mask)]
 
 
-_CARD = shapes.names(NAMES, "a card, colour-value")
-_PLAYED = shapes.record({"seat": shapes.SEAT, "card": _CARD})
+_CARD = CARD_SHAPE
+_PLAYED = shapes.named("WitchesPlayedCard", shapes.record({"seat": shapes.SEAT, "card": _CARD}))
 _CARDS = shapes.array(_CARD)
 
 #: The JSON shape of `view` (GameInfo.view_schema); `hand` only in a seat's own view.
 VIEW_SCHEMA = shapes.record(
     {
+        "game": shapes.game("witches"),
         "players": shapes.integer(2, 6),
         "seat": shapes.nullable(shapes.SEAT),
         "phase": shapes.names(PHASE_NAMES),
@@ -150,8 +152,8 @@ VIEW_SCHEMA = shapes.record(
         "captured": shapes.array(_CARDS, "each seat's captured witches"),
         "scores": shapes.array(shapes.INTEGER),
         "discard": _CARDS,
-        "tricks": shapes.array(shapes.record(
-            {"leader": shapes.SEAT, "cards": shapes.array(_PLAYED), "winner": shapes.SEAT})),
+        "tricks": shapes.array(shapes.named("WitchesTrick", shapes.record(
+            {"leader": shapes.SEAT, "cards": shapes.array(_PLAYED), "winner": shapes.SEAT}))),
         "winners": shapes.nullable(shapes.array(shapes.SEAT)),
         "pile_cards": shapes.nullable(_CARDS),
     },

@@ -1,0 +1,5 @@
+"""`python -m coven …`: the `coven` command."""
+
+from coven.cli import main
+
+main()
