@@ -91,6 +91,7 @@ class WitchesState(TypedDict):
     ranking: list[int] | None
     leader: int | None
     trick: list[WitchesPlayedCard]
+    winning: int | None  # the seat whose card wins the trick so far
     just_captured: list[Card]
     hand_sizes: list[int]
     pile_size: int
