@@ -148,9 +148,10 @@ def _check_entry(game: AnyGame, state: State, seed: str, index: int, entry: LogE
         if move != drawn:
             return Discrepancy(index, f"the seed draws {game.move_to_json(drawn)}, the log has {game.move_to_json(move)}")
     try:
-        return game.apply(state, move)
+        after: State = game.apply(state, move)
     except EngineError as error:
         return Discrepancy(index, f"illegal move {entry.move}: {error}")
+    return after
 
 
 def _outcome(game: AnyGame, state: State, players: int, resigned: Sequence[int]) -> Outcome | None:

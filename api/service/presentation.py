@@ -245,8 +245,15 @@ def clock_view(record: MatchRecord, to_act: int | None, now: float) -> ClockView
 
 def fairness_of(record: MatchRecord) -> Fairness:
     """The commitment to the seed and setup, and the seed once nothing can change any more."""
-    committed = commitment(record.seed, record.game, record.options, len(record.seats))
+    committed = _commitment(record.seed, record.game, tuple(sorted(record.options.items())), len(record.seats))
     return Fairness(committed, record.seed if record.status in ENDED else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _commitment(seed: str, game: str, options: tuple[tuple[str, Any], ...], players: int) -> str:
+    """`engine.fairness.commitment`, kept for the matches a process shows again and again (every
+    view shows it; an option's value is a JSON scalar)."""
+    return commitment(seed, game, dict(options), players)
 
 
 def match_view(store: Store, caller: Caller, now: float | None = None) -> MatchView:
