@@ -107,7 +107,7 @@ def create() -> Response:
     its id. `clock` puts the human seats on a turn clock; when one runs out, the
     `takeover_level` bot moves for the seat (three times in a row: for good). The server
     commits to a secret seed with the game, options and seat count (`fairness.commitment`)
-    and reveals the seed at the end; the cards are dealt only once every seat is filled.
+    and reveals the seed at the end; nothing is dealt or drawn before every seat is filled.
     `seed` replaces the secret one in practice matches with at most one human seat (refused
     with more).
     """

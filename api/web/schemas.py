@@ -279,7 +279,9 @@ class ClockViewSchema(Schema):
 
 
 class FairnessSchema(Schema):
-    """Provably fair chance: check a finished match with `python -m engine.verify <match URL>`."""
+    """Provably fair chance: the commitment binds the seed, game, options and seat count before
+    anything is dealt (nothing is, before every seat is filled); check a finished match's whole
+    log with `python -m engine.verify <match URL>`."""
 
     commitment = _always(fields.String(metadata=_doc(
         "SHA-256 (hex) of the canonical JSON {\"game\",\"options\",\"players\",\"seed\"} (sorted keys, no"
