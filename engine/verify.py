@@ -1,10 +1,13 @@
-"""`python -m engine.verify FILE|URL`: check a finished match's chance against its revealed seed.
+"""`python -m engine.verify FILE|URL`: check a finished match's whole log against its revealed seed.
 
 FILE is a match log as `GET /v1/matches/{id}/log` returns it once the match is
 finished (`-` reads standard input); URL is that log's address or the match's
-(`…/log` is then appended). Exit status 0 when the seed matches its commitment
-and every chance event of the log is the one the seed draws, 1 when not (the
-first differing entry is named), 2 when the log cannot be read.
+(`…/log` is then appended). Exit status 0 when the commitment is that of the
+seed, game, options and seat count, every entry replays (each chance event is
+the one the seed draws, each move legal and made by the seat to act) and the
+log reaches the end it claims (all its entries, the game over, the outcome it
+states); 1 when not (the first differing entry, the commitment or the end is
+named); 2 when the log cannot be read.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import urllib.request
 from typing import Any
 
 from engine.errors import EngineError
-from engine.fairness import Discrepancy, check_log
+from engine.fairness import Discrepancy, Ending, LogEntry, check_log
 from engine.registry import get_game
 
 
@@ -25,9 +28,22 @@ def verify(document: dict[str, Any]) -> Discrepancy | None:
     fairness = document.get("fairness") or {}
     if not fairness.get("seed"):
         raise ValueError("the log reveals no seed: is the match finished?")
-    moves = [entry["move"] for entry in sorted(document["entries"], key=lambda entry: entry["index"])]
+    entries = []
+    for position, entry in enumerate(document["entries"]):
+        if entry["index"] != position:
+            return Discrepancy(position, f"numbered {entry['index']}: the entries are out of order or one is missing")
+        entries.append(LogEntry(entry["seat"], entry["move"], bool(entry["chance"])))
     return check_log(get_game(document["game"]), int(document["players"]), document.get("options"),
-                     fairness["seed"], fairness["commitment"], moves)
+                     fairness["seed"], fairness["commitment"], entries, ending_of(document))
+
+
+def ending_of(document: dict[str, Any]) -> Ending:
+    """The end a log document claims (ValueError when it claims none: not a finished match's log)."""
+    status = document.get("status")
+    if status not in ("finished", "cancelled") or "length" not in document:
+        raise ValueError(f"the log does not say how the match ended (status {status!r}, length)")
+    return Ending(status == "finished", tuple(int(seat) for seat in document.get("resigned") or ()),
+                  document.get("outcome"), int(document["length"]))
 
 
 def read_document(source: str) -> dict[str, Any]:
@@ -63,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MISMATCH at {found}")
         return 1
     count = len(document["entries"])
-    print(f"ok: the seed matches its commitment and all {count} entries replay from it")
+    print(f"ok: the commitment binds this seed and setup, and all {count} entries replay from it to the end")
     return 0
 
 

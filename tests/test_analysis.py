@@ -16,7 +16,7 @@ def human_to_act(client, game: str = "witches") -> dict:
     for _ in range(50):
         created = create(client, game, [{"type": "human"}, {"type": "human"}])
         joined = client.post(f"/v1/matches/{created['id']}/join").get_json()
-        if created["to_act"] == 0:
+        if joined["to_act"] == 0:  # dealt when the second seat was taken
             return {**created, "tokens": {0: created["token"], 1: joined["token"]}}
     raise AssertionError("seat 0 never started")
 

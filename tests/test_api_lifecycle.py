@@ -4,13 +4,13 @@ presence."""
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 
 import pytest
 from api_support import auth, create, play, play_out, view
 
+from engine.fairness import commitment as committed_to
 from engine.verify import verify
 
 
@@ -329,7 +329,7 @@ def test_the_seed_is_committed_revealed_at_the_end_and_the_log_verifies(client, 
     assert log["fairness"] == {"commitment": commitment, "seed": None}
     final = play_out(client, created["id"], {0: created["token"]}, run_bots)
     seed = final["fairness"]["seed"]
-    assert hashlib.sha256(seed.encode()).hexdigest() == commitment and len(bytes.fromhex(seed)) == 32
+    assert committed_to(seed, "enchanters", final["options"], 2) == commitment and len(bytes.fromhex(seed)) == 32
     document = client.get(f"/v1/matches/{created['id']}/log").get_json()
     assert verify(document) is None
     chance = [entry["index"] for entry in document["entries"] if entry["chance"]]
@@ -349,7 +349,7 @@ def test_a_client_seed_is_refused_with_two_humans_and_shown_in_the_lobby_otherwi
     assert "seed" in problem(client.post("/v1/matches", json=body), 422)["errors"]
     practice = create(client, "witches", [{"type": "human"}, {"type": "bot"}, {"type": "human"}][:2], seed="practice")
     assert practice["seeded"] is True
-    assert practice["fairness"]["commitment"] == hashlib.sha256(b"practice").hexdigest()
+    assert practice["fairness"]["commitment"] == committed_to("practice", "witches", practice["options"], 2)
     waiting = create(client, "witches", [{"type": "human"}, {"type": "human"}])
     listed = {m["id"]: m["seeded"] for m in client.get("/v1/matches").get_json()["matches"]}
     assert listed == {practice["id"]: True, waiting["id"]: False}

@@ -4,7 +4,9 @@ HTTP views and the bot job both call it; nothing else writes a match. Each
 change is load → validate → engine.apply → resolve chance with the match's
 secret seed → save with compare-and-set on the version → notify waiters →
 enqueue a bot turn. The stored state is therefore always at a player decision
-or at the end, never at a chance node.
+or at the end, never at a chance node — except while a match waits for players:
+nothing is dealt before every seat is filled (the chance that opens the game is
+drawn when the last seat is taken), so no one can read a hand before it is theirs.
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ from engine.errors import IllegalMove, InvalidMove, InvalidOptions
 
 #: Presence is shown to the second: a seat seen less than this long ago is not written again.
 PRESENCE_SECONDS = 1.0
+
+
+def new_seed() -> str:
+    """A match's secret seed: 256 bits from the operating system, as hex."""
+    return secrets.token_hex(32)
 
 
 def fingerprint(data: Any) -> str:
@@ -463,37 +470,34 @@ class MatchService:
         takeover_level: str,
         clock: dict[str, float] | None,
     ) -> tuple[MatchRecord, Any, list[Any]]:
-        """A new match's record (not stored yet), its state and the chance that opened it (as
-        history entries, `api.store.history`)."""
-        secret = seed if seed is not None else secrets.token_hex(32)
+        """A new match's record (not stored yet), its state and its history entries
+        (`api.store.history`): before the deal, none, while a seat is open; else the deal."""
+        secret = seed if seed is not None else new_seed()
         if clock is not None and "bank_seconds" in clock:
             for seat in seats:
                 seat.bank = None if seat.is_bot else float(clock["bank_seconds"])
-        initial = game.new_state(len(seats), options)
-        state, chance = resolve_chance(game, initial, secret, 0)
-        history = entries_for(game, initial, chance)
+        state = game.new_state(len(seats), options)
         now = self.store.now()
         record = MatchRecord(
             id=secrets.token_hex(8),
             game=game.info.id,
             version=1,
-            status=MatchStatus.ACTIVE if all(s.filled for s in seats) else MatchStatus.WAITING,
+            status=MatchStatus.WAITING,
             seats=seats,
             options=options,
             seed=secret,
             seeded=seed is not None,
             snapshot=game.encode(state),
-            history_length=len(history),
+            history_length=0,
             created=now,
             updated=now,
             visibility=visibility,
             takeover_level=takeover_level,
             clock=clock,
         )
-        if game.is_terminal(state):
-            record.status = MatchStatus.FINISHED
-        clocks.start_turn(record, Loaded(record, game, state).to_act, now)
-        return record, state, history
+        loaded = Loaded(record, game, state)
+        history = self._start(loaded, now) if _is_full(record) else []
+        return record, loaded.state, history
 
     def _change(self, match_id: str, change: Any) -> Caller:
         """Run a lifecycle change as a compare-and-set transaction, then notify and schedule."""
@@ -618,11 +622,22 @@ class MatchService:
 
     def _fill(self, pipe: Pipeline, loaded: Loaded) -> None:
         """After a seat was taken: start the match once none is left, and write it (starts MULTI)."""
-        record = loaded.record
-        if not record.unfilled_seats and record.status == MatchStatus.WAITING:
-            record.status = MatchStatus.ACTIVE
-            clocks.start_turn(record, loaded.to_act, self.store.now(pipe))
-        self._bump(pipe, loaded)
+        appended = self._start(loaded, self.store.now(pipe)) if _is_full(loaded.record) else []
+        self._bump(pipe, loaded, appended)
+
+    def _start(self, loaded: Loaded, now: float) -> list[Any]:
+        """Start a waiting match whose every seat is filled: deal (draw the chance that opens the
+        game from the seed, at history positions from 0) and start the first clock. Changes
+        `loaded`; returns the history entries of the deal."""
+        record, game = loaded.record, loaded.game
+        state, chance = resolve_chance(game, loaded.state, record.seed, record.history_length)
+        appended = entries_for(game, loaded.state, chance)
+        loaded.state = state
+        record.snapshot = game.encode(state)
+        record.history_length += len(appended)
+        record.status = MatchStatus.FINISHED if game.is_terminal(state) else MatchStatus.ACTIVE
+        clocks.start_turn(record, loaded.to_act, now)
+        return appended
 
     def _saw(self, match_id: str, seat: int | None, presence: Presence | None = None) -> Presence | None:
         """Note that a seat acted or polled now; the presence read before (if any) as it stands
@@ -702,6 +717,11 @@ def _require_active(record: MatchRecord, action: str) -> None:
     if record.status != MatchStatus.ACTIVE:
         raise MatchStateConflict(f"the match is {record.status}: you cannot {action} now",
                                  match_status=record.status)
+
+
+def _is_full(record: MatchRecord) -> bool:
+    """Whether a waiting match has every seat filled: it starts (and deals) now."""
+    return record.status == MatchStatus.WAITING and not record.unfilled_seats
 
 
 def _has_human(record: MatchRecord) -> bool:

@@ -63,7 +63,8 @@ class ClockView:
 
 @dataclass(frozen=True)
 class Fairness:
-    """The SHA-256 commitment to the match's secret seed; the seed itself once the match is over."""
+    """The SHA-256 commitment to the match's secret seed and deal setup (`engine.fairness`); the
+    seed itself once the match is over."""
 
     commitment: str
     seed: str | None
@@ -156,6 +157,10 @@ class MatchLog:
     players: int = 0
     options: dict[str, Any] | None = None
     fairness: Fairness | None = None
+    status: MatchStatus = MatchStatus.WAITING
+    length: int = 0
+    resigned: list[int] | None = None
+    outcome: Outcome | None = None
 
 
 @dataclass(frozen=True)
@@ -240,8 +245,16 @@ def clock_view(record: MatchRecord, to_act: int | None, now: float) -> ClockView
 
 
 def fairness_of(record: MatchRecord) -> Fairness:
-    """The commitment to the seed, and the seed once nothing can change any more."""
-    return Fairness(commitment(record.seed), record.seed if record.status in ENDED else None)
+    """The commitment to the seed and setup, and the seed once nothing can change any more."""
+    committed = _commitment(record.seed, record.game, tuple(sorted(record.options.items())), len(record.seats))
+    return Fairness(committed, record.seed if record.status in ENDED else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _commitment(seed: str, game: str, options: tuple[tuple[str, Any], ...], players: int) -> str:
+    """`engine.fairness.commitment`, kept for the matches a process shows again and again (every
+    view shows it; an option's value is a JSON scalar)."""
+    return commitment(seed, game, dict(options), players)
 
 
 def match_view(store: Store, caller: Caller, now: float | None = None) -> MatchView:
@@ -344,7 +357,7 @@ def match_log(store: Store, caller: Caller) -> MatchLog:
         entries.append(LogEntry(index, mover, player == CHANCE, shown, name, index in timeouts))
         replay.make(move)
     return MatchLog(record.id, record.version, entries, record.game, len(record.seats), record.options,
-                    fairness_of(record))
+                    fairness_of(record), record.status, len(history), list(record.resigned), match_outcome(caller))
 
 
 def listing(store: Store, limit: int, game: str | None, status: MatchStatus | None,

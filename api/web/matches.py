@@ -106,8 +106,10 @@ def create() -> Response:
     The match starts when every seat is filled. A `private` match is never listed: share
     its id. `clock` puts the human seats on a turn clock; when one runs out, the
     `takeover_level` bot moves for the seat (three times in a row: for good). The server
-    commits to a secret seed (`fairness.commitment`) and reveals it at the end; `seed`
-    replaces it in practice matches with at most one human seat (refused with more).
+    commits to a secret seed with the game, options and seat count (`fairness.commitment`)
+    and reveals the seed at the end; nothing is dealt or drawn before every seat is filled.
+    `seed` replaces the secret one in practice matches with at most one human seat (refused
+    with more).
     """
     svc = service()
     data = load_body(schemas.CREATE_MATCH)
@@ -288,7 +290,7 @@ def play(match_id: str) -> Response:
             "id": "4f1c2e9a0b7d3a65", "version": 3, "entries": [
                 {"index": 0, "seat": None, "chance": True, "move": {"type": "deal", "seat": 0}},
                 {"index": 1, "seat": 0, "chance": False, "move": {"type": "play", "card": "orange-1"}},
-            ]}),
+            ], "status": "active", "length": 2, "resigned": [], "outcome": None}),
         304: "NotModified", 401: "Unauthorized", 404: "NotFound",
     },
 )
@@ -297,6 +299,9 @@ def log(match_id: str) -> Response:
 
     Every move and chance outcome in order, as the caller's seat may see it: while the match
     runs, hidden information (another seat's draw) is redacted; once finished, all is shown.
+    Nothing is dealt before every seat is filled: a waiting match's log is empty. `length`,
+    `status` and `outcome` say where the log ends, so `python -m engine.verify` can check a
+    finished log is whole.
     """
     svc = service()
     caller = svc.caller(match_id, bearer_token())

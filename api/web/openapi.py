@@ -73,7 +73,7 @@ def _match_view_example() -> dict[str, Any]:
         "clock": {"move_seconds": 30.0, "bank_seconds": None, "increment_seconds": None,
                   "deadline": "2025-01-01T12:00:35.000Z",
                   "remaining": [30.0 if index == seat else None for index in range(2)]},
-        "fairness": {"commitment": commitment("example"), "seed": None},
+        "fairness": {"commitment": commitment("example", "witches", game.validate_options({}), 2), "seed": None},
         "resigned": [],
         "rematch": None,
         "previous": None,

@@ -279,10 +279,13 @@ class ClockViewSchema(Schema):
 
 
 class FairnessSchema(Schema):
-    """Provably fair chance: check a finished match with `python -m engine.verify <match URL>`."""
+    """Provably fair chance: the commitment binds the seed, game, options and seat count before
+    anything is dealt (nothing is, before every seat is filled); check a finished match's whole
+    log with `python -m engine.verify <match URL>`."""
 
     commitment = _always(fields.String(metadata=_doc(
-        "SHA-256 (hex) of the match's secret seed, fixed before the first deal",
+        "SHA-256 (hex) of the canonical JSON {\"game\",\"options\",\"players\",\"seed\"} (sorted keys, no"
+        " spaces): binds the secret seed and the deal setup, fixed at creation, before anything is dealt",
         "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")))
     seed = _always(fields.String(allow_none=True, metadata=_doc(
         "the secret seed, revealed once the match is over (null before)", None)))
@@ -389,6 +392,12 @@ class LogSchema(Schema):
     players = _always(fields.Integer(metadata=_doc("number of seats", 2)))
     options = _always(fields.Dict(metadata=_doc("the match options, defaults filled in")))
     fairness = _always(fields.Nested(FairnessSchema))
+    status = _always(fields.Enum(MatchStatus, by_value=True, metadata=_doc("the match's status", "finished")))
+    length = _always(fields.Integer(metadata=_doc(
+        "entries in the whole history: a log with fewer lacks its end", 2)))
+    resigned = _always(fields.List(fields.Integer(), metadata=_doc("seats that resigned, in order", [])))
+    outcome = _always(fields.Nested(OutcomeSchema, allow_none=True, metadata=_doc(
+        "how the match ended (null until it is finished)")))
 
 
 class ProblemSchema(Schema):
