@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ai.levels import Level, get_level
-from ai.search import choose_move
+from ai.play import choose_move
 from engine.chance import resolve_chance
 from engine.core import TERMINAL, AnyGame, Move, Seat, State
 from engine.registry import get_game

@@ -31,7 +31,6 @@ from typing import Generic
 
 import cython
 
-from ai.levels import Level, get_level
 from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
@@ -86,37 +85,6 @@ class _Node:
         self.visits_here = 0      # times the search stood at this node to choose a move
 
 
-def choose_move(
-    game: Game[S, M],
-    state: S,
-    seat: int,
-    level: Level | str,
-    rng: random.Random,
-    on_progress: Callable[[Progress], None] | None = None,
-    progress_every: float = 0.25,
-) -> M:
-    """The move `level` (a name: as this game plays it) makes for `seat` in `state`: random,
-    forced, or the choice of its search method."""
-    if isinstance(level, str):
-        level = get_level(level, game.info.id)
-    legal = _legal_for(game, state, seat)
-    if len(legal) == 1 or (level.iterations <= 0 and level.seconds <= 0):
-        move = legal[0] if len(legal) == 1 else rng.choice(legal)
-        if on_progress is not None:
-            on_progress(Progress(0, 0.0, move, 0))
-        return move
-    if level.method == "halving":
-        from ai.halving import halving_search  # imports this module's results: not at the top
-
-        return halving_search(game, state, seat, rng, level.iterations, level.seconds,
-                              on_progress=on_progress, progress_every=progress_every).move
-    return search(
-        game, state, seat, rng,
-        iterations=level.iterations, seconds=level.seconds,
-        on_progress=on_progress, progress_every=progress_every,
-    ).move
-
-
 @cython.locals(
     max_iterations=cython.longlong, done=cython.longlong, mask=cython.longlong,
     table_size=cython.longlong, tried=cython.longlong, avail=cython.longlong,
@@ -143,7 +111,7 @@ def search(
     With `stop_early`, the search also ends once the most visited root move can
     no longer be overtaken within the iteration cap: the choice is already made.
     """
-    legal = _legal_for(game, state, seat)
+    legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
         raise ValueError("a search needs an iteration cap or a time cap")
     max_iterations = iterations if iterations > 0 else sys.maxsize
@@ -289,7 +257,7 @@ _LOG_TABLE: list[float] = [0.0] + [_root_log(n) for n in range(1, 1 << 15)]
 _INVERSE_ROOT: list[float] = [0.0] + [n ** -0.5 for n in range(1, len(_LOG_TABLE))]
 
 
-def _legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
+def legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
     """The real legal moves of `seat`, refusing a search for a seat that is not to act."""
     player = game.current_player(state)
     if player != seat:

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from ai.levels import get_level
-from ai.search import choose_move, search
+from ai.play import choose_move
+from ai.search import search
 from engine.compiled import HOT_MODULES, compiled_modules
 from engine.core import CHANCE, TERMINAL, AnyGame, Seat, State
 from engine.registry import all_games

@@ -10,7 +10,8 @@ import pytest
 
 from ai.halving import halving_search
 from ai.levels import LEVELS, get_level, levels_for
-from ai.search import Progress, choose_move, search
+from ai.play import choose_move
+from ai.search import Progress, search
 from engine import get_game
 from engine.core import Game
 from tests.test_search import decision_states, first_decision, toy_last_tricks
