@@ -31,7 +31,8 @@ def halving_search(
     progress_every: float = 0.25,
 ) -> SearchResult[M]:
     """The move of `seat` in `state` that survives halving within `iterations` playouts (and
-    `seconds` of wall time when above 0: a round cut short judges the moves on the worlds it had).
+    `seconds` of the searching thread's CPU time when above 0: a round cut short judges the moves
+    on the worlds it had).
     Every round plays at least one world, so a budget below the moves times the rounds is overspent.
 
     `visits` counts each move's playouts, `values` its mean reward for the seat."""
@@ -43,7 +44,7 @@ def halving_search(
     determinize = game.determinizer(state, seat)
     step, current_player, sample_chance = game.step, game.current_player, game.sample_chance
     playout, returns = game.playout, game.returns
-    clock = time.perf_counter
+    clock = time.thread_time  # CPU time of this thread, as ai.search
     start = clock()
     deadline = start + seconds if seconds > 0 else math.inf
     next_report = start + progress_every if on_progress is not None else math.inf

@@ -1,7 +1,8 @@
 """Bot levels: named search budgets, from a random mover to a one-second search.
 
-A level caps a search both by iterations and by wall time, whichever comes
-first; the match descriptor shows the level as JSON so players know what they face.
+A level plays a fixed number of simulations; its seconds cap the searching thread's CPU time
+(never wall time), a safety net that a level's simulations stay well inside, so a loaded server
+plays the same moves as an idle one. The match descriptor shows the level as JSON.
 A game may play a level its own way (`GAME_LEVELS`): `GET /v1/games` shows each game's.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Level:
-    """A named search budget: an iteration cap and a wall-time cap (both 0 for random)."""
+    """A named search budget: simulations, and a cap on the search's CPU seconds (both 0 for random)."""
 
     name: str
     iterations: int

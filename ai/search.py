@@ -35,7 +35,7 @@ from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
-#: Read the clock once every this many iterations (a power of two).
+#: Read the CPU clock once every this many iterations (a power of two).
 CHECK_EVERY = 8
 
 
@@ -44,7 +44,7 @@ class Progress:
     """How far a running search is: for progress bars and 'thinking…' displays."""
 
     iterations: int
-    elapsed: float
+    elapsed: float  # CPU seconds of the searching thread
     best_move: Move | None  # most visited so far
     best_visits: int
 
@@ -55,7 +55,7 @@ class SearchResult(Generic[M]):
 
     move: M
     iterations: int
-    elapsed: float
+    elapsed: float  # CPU seconds of the searching thread (`time.thread_time`)
     visits: dict[M, int] = field(default_factory=dict)   # root move -> visits
     values: dict[M, float] = field(default_factory=dict)  # root move -> mean reward for the seat
 
@@ -106,7 +106,8 @@ def search(
     exploration: float = EXPLORATION,
     stop_early: bool = True,
 ) -> SearchResult[M]:
-    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap).
+    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap): `iterations`
+    simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
 
     With `stop_early`, the search also ends once the most visited root move can
     no longer be overtaken within the iteration cap: the choice is already made.
@@ -130,7 +131,7 @@ def search(
     log_table = _LOG_TABLE
     inverse_root = _INVERSE_ROOT
     table_size = len(log_table)
-    clock = time.perf_counter
+    clock = time.thread_time  # CPU time of this thread: a loaded machine does not shorten a search
     new_node = _Node
     c = exploration
     mask = CHECK_EVERY - 1
