@@ -22,6 +22,8 @@ class Level:
     description: str
     #: "ismcts" (ai.search: the tree) or "halving" (ai.halving: paired sequential halving at the root)
     method: str = "ismcts"
+    #: whether the search values the positions a game can solve exactly (`Game.solved_returns`)
+    exact: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""
@@ -35,9 +37,9 @@ class Level:
 
 _ALL = (
     Level("random", 0, 0.0, "Plays a uniformly random legal move."),
-    Level("easy", 100, 0.1, "A quick information-set MCTS: 100 simulations or 0.1 s."),
-    Level("medium", 1000, 0.5, "Information-set MCTS: 1,000 simulations or 0.5 s."),
-    Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations or 1 s."),
+    Level("easy", 100, 0.1, "A quick information-set MCTS: 100 simulations (at most 0.1 s of CPU)."),
+    Level("medium", 1000, 0.5, "Information-set MCTS: 1,000 simulations (at most 0.5 s of CPU)."),
+    Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations (at most 1 s of CPU)."),
 )
 
 #: Every level by name, weakest first.
@@ -49,7 +51,8 @@ LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 #: of 200 (0.885), in 0.35-0.8 s a move (README, Bots).
 GAME_LEVELS: dict[str, dict[str, Level]] = {
     "enchanters": {
-        "hard": Level("hard", 9000, 1.0, "Paired sequential halving of the root moves: 9,000 playouts or 1 s.",
+        "hard": Level("hard", 9000, 1.0,
+                      "Paired sequential halving of the root moves: 9,000 playouts (at most 1 s of CPU).",
                       method="halving"),
     },
 }

@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from ai.halving import halving_search
 from ai.levels import Level, get_level
+from ai.pimc import pimc_search
 from ai.search import Progress, SearchResult, legal_for, search
 from engine.core import Game, M, S
 
 #: A search method: (game, state, seat, rng, simulations, CPU seconds, on_progress, progress_every).
-Method = Callable[..., SearchResult]
+Method = Callable[..., SearchResult[Any]]
 
 #: Every search method a level may name (`Level.method`).
 METHODS: dict[str, Method] = {
     "ismcts": search,
     "halving": halving_search,
+    "pimc": pimc_search,
 }
 
 
@@ -46,5 +49,5 @@ def choose_move(
         return move
     found: SearchResult[M] = METHODS[level.method](
         game, state, seat, rng, level.iterations, level.seconds,
-        on_progress=on_progress, progress_every=progress_every)
+        on_progress=on_progress, progress_every=progress_every, exact=level.exact)
     return found.move

@@ -105,12 +105,14 @@ def search(
     progress_every: float = 0.25,
     exploration: float = EXPLORATION,
     stop_early: bool = True,
+    exact: bool = False,
 ) -> SearchResult[M]:
     """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap): `iterations`
     simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
 
     With `stop_early`, the search also ends once the most visited root move can
-    no longer be overtaken within the iteration cap: the choice is already made.
+    no longer be overtaken within the iteration cap: the choice is already made. With `exact`, a
+    new node whose sample the game can solve (`Game.solved_returns`) takes that value, not a playout.
     """
     legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
@@ -126,6 +128,7 @@ def search(
     playout = game.playout
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
+    solved = game.solved_returns if exact and type(game).solved_returns is not Game.solved_returns else None
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
     widening = game.search_widening  # with a heuristic: the k-th move after k**2 / widening visits
     log_table = _LOG_TABLE
@@ -199,7 +202,8 @@ def search(
                 children[chosen] = child
                 path.append(child)
                 step(sample, chosen)
-                rewards = playout(sample, rng)
+                exact_rewards = solved(sample) if solved is not None else None
+                rewards = playout(sample, rng) if exact_rewards is None else exact_rewards
                 break
             assert best is not None and best_move is not None  # all tried: one was best
             path.append(best)

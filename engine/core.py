@@ -279,6 +279,15 @@ class Game(Generic[S, M]):
             else:
                 self.step(state, rng.choice(self.legal_moves(state)))
 
+    def solved_returns(self, state: S) -> tuple[float, ...] | None:
+        """`returns` under best play from the full state `state`, when the game can work it out
+        exactly and cheaply (an endgame with nothing left to chance), else None (the default).
+
+        A search that asks for it (a level's `exact`) uses it instead of a playout; like `playout`
+        it reads the whole state, so searches call it on determinizations only.
+        """
+        return None
+
     #: With a heuristic move, how soon the search opens a node's other moves: its k-th once the
     #: node was visited k**2 / search_widening times (larger: sooner).
     search_widening: float = 1.0

@@ -23,7 +23,6 @@ from engine import all_games
 from engine.core import Game
 from tests.test_search import decision_states, spread
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
 
 
 @contextmanager
@@ -53,6 +52,7 @@ def searched(game: Game, seconds: float) -> list[tuple[object, int, float]]:
     return out
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.info.id)
 def test_a_loaded_machine_plays_the_same_moves_as_an_idle_one(game: Game) -> None:
     idle = searched(game, 600.0)
