@@ -68,11 +68,10 @@ def _solved_move(game: AnyGame, state: State, seat: Seat, rng: random.Random) ->
     """The move with the best mean exact value over sampled deals of the unseen cards."""
     moves = legal_moves(state)
     totals = [0.0] * len(moves)
-    table: dict = {}
     for _ in range(ENDGAME_WORLDS):
         world = game.determinize(state, seat, rng)
         for k, move in enumerate(moves):
             after = world.clone()
             step(after, move)
-            totals[k] += exact_returns(after, table)[seat]  # exact at the end of the hand too
+            totals[k] += exact_returns(after)[seat]  # exact at the end of the hand too (shared table)
     return moves[max(range(len(moves)), key=totals.__getitem__)]
