@@ -38,7 +38,7 @@ def pimc_search(
     determinize = game.determinizer(state, seat)
     step, current_player, sample_chance = game.step, game.current_player, game.sample_chance
     playout, returns = game.playout, game.returns
-    solved = game.solved_returns if exact else None
+    solved = game.solved_returns if exact and game.solvable(state) else None
     clock = time.thread_time
     start = clock()
     deadline = start + seconds if seconds > 0 else float("inf")

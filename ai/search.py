@@ -111,8 +111,9 @@ def search(
     simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
 
     With `stop_early`, the search also ends once the most visited root move can
-    no longer be overtaken within the iteration cap: the choice is already made. With `exact`, a
-    new node whose sample the game can solve (`Game.solved_returns`) takes that value, not a playout.
+    no longer be overtaken within the iteration cap: the choice is already made. With `exact`, from a
+    position the game calls solvable (`Game.solvable`), a new node whose sample it can solve
+    (`Game.solved_returns`) takes that value, not a playout.
     """
     legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
@@ -128,7 +129,7 @@ def search(
     playout = game.playout
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
-    solved = game.solved_returns if exact and type(game).solved_returns is not Game.solved_returns else None
+    solved = game.solved_returns if exact and game.solvable(state) else None
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
     widening = game.search_widening  # with a heuristic: the k-th move after k**2 / widening visits
     log_table = _LOG_TABLE
