@@ -50,6 +50,14 @@ LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 #: over three times the playouts beat `easy` 0.652 of 400 games (the tree: 0.605) and random 0.890
 #: of 200 (0.885), in 0.35-0.8 s a move (README, Bots).
 GAME_LEVELS: dict[str, dict[str, Level]] = {
+    # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy 0.715
+    # (0.649-0.773) of 200 games, and hard, valuing samples after the last draw by the exact endgame,
+    # beat it 0.765 (0.673-0.837) of 100; at 1,000, medium had stood even with hard (0.453 of 107).
+    "witches": {
+        "medium": Level("medium", 300, 0.5, "Information-set MCTS: 300 simulations (at most 0.5 s of CPU)."),
+        "hard": Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations, the endgame after the "
+                      "last draw solved exactly in every sampled deal (at most 1 s of CPU).", exact=True),
+    },
     "enchanters": {
         "hard": Level("hard", 9000, 1.0,
                       "Paired sequential halving of the root moves: 9,000 playouts (at most 1 s of CPU).",
