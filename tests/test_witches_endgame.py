@@ -124,3 +124,15 @@ def test_a_search_solves_sampled_deals_only() -> None:
         assert spy.solved > 0
         results.append((found.move, found.visits, found.values))
     assert results[0] == results[1]
+
+
+def test_a_search_from_before_the_last_draw_solves_nothing() -> None:
+    """Samples reached from before the last draw are all new deals: too many to solve (W12)."""
+    rng = random.Random(9)
+    state = random_endgame(rng, 4, False)
+    state.pile |= state.discard & -state.discard  # two cards in the pile: one more draw to come
+    state.discard &= state.discard - 1
+    assert not GAME.solvable(state) and GAME.solvable(random_endgame(rng, 4, False))
+    spy = _Spy()
+    search(spy, state, state.turn, random.Random(1), iterations=200, seconds=60.0, exact=True)
+    assert spy.solved == 0
