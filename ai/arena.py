@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ai.levels import Level, get_level
-from ai.search import choose_move
+from ai.play import choose_move
 from engine.chance import resolve_chance
 from engine.core import TERMINAL, AnyGame, Move, Seat, State
 from engine.registry import get_game
@@ -40,7 +40,7 @@ class GameRecord:
     seat_a: Seat
     score_a: float          # 1 win, 1/k shared win among k winners, 0 loss
     moves_a: int
-    seconds_a: float        # thinking time of policy a over the whole game
+    seconds_a: float        # thinking CPU time of policy a over the whole game
 
 
 @dataclass
@@ -102,9 +102,9 @@ def play_game(
     index = len(drawn)
     thinking = [0.0] * n
     while (seat := game.current_player(state)) != TERMINAL:
-        started = time.perf_counter()
+        started = time.thread_time()
         move = _act(policies[seat], game, state, seat, rng)
-        thinking[seat] += time.perf_counter() - started
+        thinking[seat] += time.thread_time() - started
         state = game.apply(state, move)
         state, drawn = resolve_chance(game, state, seed, index + 1)
         index += 1 + len(drawn)

@@ -29,12 +29,15 @@ def halving_search(
     seconds: float = 0.0,
     on_progress: Callable[[Progress], None] | None = None,
     progress_every: float = 0.25,
+    exact: bool = False,
 ) -> SearchResult[M]:
     """The move of `seat` in `state` that survives halving within `iterations` playouts (and
-    `seconds` of wall time when above 0: a round cut short judges the moves on the worlds it had).
+    `seconds` of the searching thread's CPU time when above 0: a round cut short judges the moves
+    on the worlds it had).
     Every round plays at least one world, so a budget below the moves times the rounds is overspent.
 
-    `visits` counts each move's playouts, `values` its mean reward for the seat."""
+    `visits` counts each move's playouts, `values` its mean reward for the seat. With `exact`, a
+    world the game can solve after a move (`Game.solved_returns`) takes that value, not a playout."""
     legal = game.legal_moves(state)
     if iterations <= 0:
         raise ValueError("a halving search needs a playout budget")
@@ -43,7 +46,8 @@ def halving_search(
     determinize = game.determinizer(state, seat)
     step, current_player, sample_chance = game.step, game.current_player, game.sample_chance
     playout, returns = game.playout, game.returns
-    clock = time.perf_counter
+    solved = game.solved_returns if exact and game.solvable(state) else None
+    clock = time.thread_time  # CPU time of this thread, as ai.search
     start = clock()
     deadline = start + seconds if seconds > 0 else math.inf
     next_report = start + progress_every if on_progress is not None else math.inf
@@ -66,7 +70,15 @@ def halving_search(
                 step(sample, legal[k])
                 while current_player(sample) == CHANCE:
                     step(sample, sample_chance(sample, luck))
-                rewards = returns(sample) if current_player(sample) < 0 else playout(sample, luck)
+                exact_rewards = None
+                if current_player(sample) >= 0 and solved is not None:
+                    exact_rewards = solved(sample)
+                if exact_rewards is not None:
+                    rewards = exact_rewards
+                elif current_player(sample) < 0:
+                    rewards = returns(sample)
+                else:
+                    rewards = playout(sample, luck)
                 total[k] += rewards[seat]
                 played[k] += 1
                 budget -= 1

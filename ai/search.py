@@ -31,12 +31,11 @@ from typing import Generic
 
 import cython
 
-from ai.levels import Level, get_level
 from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
-#: Read the clock once every this many iterations (a power of two).
+#: Read the CPU clock once every this many iterations (a power of two).
 CHECK_EVERY = 8
 
 
@@ -45,7 +44,7 @@ class Progress:
     """How far a running search is: for progress bars and 'thinking…' displays."""
 
     iterations: int
-    elapsed: float
+    elapsed: float  # CPU seconds of the searching thread
     best_move: Move | None  # most visited so far
     best_visits: int
 
@@ -56,7 +55,7 @@ class SearchResult(Generic[M]):
 
     move: M
     iterations: int
-    elapsed: float
+    elapsed: float  # CPU seconds of the searching thread (`time.thread_time`)
     visits: dict[M, int] = field(default_factory=dict)   # root move -> visits
     values: dict[M, float] = field(default_factory=dict)  # root move -> mean reward for the seat
 
@@ -86,37 +85,6 @@ class _Node:
         self.visits_here = 0      # times the search stood at this node to choose a move
 
 
-def choose_move(
-    game: Game[S, M],
-    state: S,
-    seat: int,
-    level: Level | str,
-    rng: random.Random,
-    on_progress: Callable[[Progress], None] | None = None,
-    progress_every: float = 0.25,
-) -> M:
-    """The move `level` (a name: as this game plays it) makes for `seat` in `state`: random,
-    forced, or the choice of its search method."""
-    if isinstance(level, str):
-        level = get_level(level, game.info.id)
-    legal = _legal_for(game, state, seat)
-    if len(legal) == 1 or (level.iterations <= 0 and level.seconds <= 0):
-        move = legal[0] if len(legal) == 1 else rng.choice(legal)
-        if on_progress is not None:
-            on_progress(Progress(0, 0.0, move, 0))
-        return move
-    if level.method == "halving":
-        from ai.halving import halving_search  # imports this module's results: not at the top
-
-        return halving_search(game, state, seat, rng, level.iterations, level.seconds,
-                              on_progress=on_progress, progress_every=progress_every).move
-    return search(
-        game, state, seat, rng,
-        iterations=level.iterations, seconds=level.seconds,
-        on_progress=on_progress, progress_every=progress_every,
-    ).move
-
-
 @cython.locals(
     max_iterations=cython.longlong, done=cython.longlong, mask=cython.longlong,
     table_size=cython.longlong, tried=cython.longlong, avail=cython.longlong,
@@ -137,13 +105,17 @@ def search(
     progress_every: float = 0.25,
     exploration: float = EXPLORATION,
     stop_early: bool = True,
+    exact: bool = False,
 ) -> SearchResult[M]:
-    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap).
+    """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap): `iterations`
+    simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
 
     With `stop_early`, the search also ends once the most visited root move can
-    no longer be overtaken within the iteration cap: the choice is already made.
+    no longer be overtaken within the iteration cap: the choice is already made. With `exact`, from a
+    position the game calls solvable (`Game.solvable`), a new node whose sample it can solve
+    (`Game.solved_returns`) takes that value, not a playout.
     """
-    legal = _legal_for(game, state, seat)
+    legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
         raise ValueError("a search needs an iteration cap or a time cap")
     max_iterations = iterations if iterations > 0 else sys.maxsize
@@ -157,12 +129,13 @@ def search(
     playout = game.playout
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
+    solved = game.solved_returns if exact and game.solvable(state) else None
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
     widening = game.search_widening  # with a heuristic: the k-th move after k**2 / widening visits
     log_table = _LOG_TABLE
     inverse_root = _INVERSE_ROOT
     table_size = len(log_table)
-    clock = time.perf_counter
+    clock = time.thread_time  # CPU time of this thread: a loaded machine does not shorten a search
     new_node = _Node
     c = exploration
     mask = CHECK_EVERY - 1
@@ -230,7 +203,8 @@ def search(
                 children[chosen] = child
                 path.append(child)
                 step(sample, chosen)
-                rewards = playout(sample, rng)
+                exact_rewards = solved(sample) if solved is not None else None
+                rewards = playout(sample, rng) if exact_rewards is None else exact_rewards
                 break
             assert best is not None and best_move is not None  # all tried: one was best
             path.append(best)
@@ -289,7 +263,7 @@ _LOG_TABLE: list[float] = [0.0] + [_root_log(n) for n in range(1, 1 << 15)]
 _INVERSE_ROOT: list[float] = [0.0] + [n ** -0.5 for n in range(1, len(_LOG_TABLE))]
 
 
-def _legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
+def legal_for(game: Game[S, M], state: S, seat: Seat) -> list[M]:
     """The real legal moves of `seat`, refusing a search for a seat that is not to act."""
     player = game.current_player(state)
     if player != seat:

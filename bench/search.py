@@ -7,8 +7,9 @@ second (clone + `Game.playout`, the floor under any search), determinized
 playouts per second (`determinize` + `playout`: what every iteration must do
 besides walking the tree), the ratios of search to both (it/po, it/dpo: the
 share of search time that is the game itself), all per CPU second (a shared
-machine's load then changes them less), and the wall-clock seconds the `hard`
-level takes for that move. Single process, one core. The report says which
+machine's load then changes them less). Then the CPU seconds a move of every
+searching level takes (`time.thread_time`, the unit of a level's cap), by game and
+every player count, from the same two positions. Single process, one core. The report says which
 modules ran compiled (`engine/compiled.py`): `COVEN_PURE_PYTHON=1 make bench`
 measures the same from source.
 """
@@ -29,8 +30,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ai.levels import get_level
-from ai.search import choose_move, search
+from ai.levels import LEVELS, levels_for
+from ai.play import choose_move
+from ai.search import search
 from engine.compiled import HOT_MODULES, compiled_modules
 from engine.core import CHANCE, TERMINAL, AnyGame, Seat, State
 from engine.registry import all_games
@@ -63,11 +65,10 @@ def positions(game: AnyGame, n: int, seed: int = SEED) -> dict[str, tuple[State,
     return {"start": decisions[0], "mid": decisions[len(decisions) // 2]}
 
 
-def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: int,
-            hard: bool) -> dict[str, Any]:
-    """Iterations/s, playouts/s, their ratio and (optionally) hard's seconds for one position.
+def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: int) -> dict[str, Any]:
+    """Iterations/s, playouts/s and their ratios for one position.
 
-    Rates are per CPU second (the machine may be shared); hard's seconds are wall time, as its cap.
+    Rates are per CPU second (the machine may be shared).
     """
     started = time.process_time()
     result = search(game, state, seat, random.Random(1), iterations=iterations, seconds=600.0)
@@ -91,31 +92,52 @@ def measure(game: AnyGame, state: State, seat: Seat, iterations: int, playouts: 
         "search_vs_playouts": round(iterations_per_s / playouts_per_s, 3),
         "search_vs_determinized": round(iterations_per_s / sampled_per_s, 3),
     }
-    if hard:
-        level = get_level("hard", game.info.id)
-        started = time.perf_counter()
-        choose_move(game, state, seat, level, random.Random(3))
-        row["hard_seconds"] = round(time.perf_counter() - started, 3)
     return row
 
 
-def run(games: Sequence[AnyGame], iterations: int, playouts: int, hard: bool) -> dict[str, Any]:
+def level_seconds(games: Sequence[AnyGame]) -> dict[str, Any]:
+    """CPU seconds of one move of every searching level, by game, player count and position."""
+    print(f"{'game':<12}{'n':>3} {'position':<8}" + "".join(f"{name:>9}" for name in _searching()))
+    out: dict[str, Any] = {}
+    for game in games:
+        rows = []
+        for n in range(game.info.min_players, game.info.max_players + 1):
+            for name, (state, seat) in positions(game, n).items():
+                row: dict[str, Any] = {"players": n, "position": name}
+                for level in levels_for(game.info.id).values():
+                    if level.iterations <= 0:
+                        continue
+                    started = time.thread_time()
+                    choose_move(game, state, seat, level, random.Random(3))
+                    row[level.name] = round(time.thread_time() - started, 3)
+                rows.append(row)
+                print(f"{game.info.id:<12}{n:>3} {name:<8}"
+                      + "".join(f"{row.get(level, 0):>9.3f}" for level in _searching()), flush=True)
+        out[game.info.id] = rows
+    return out
+
+
+def _searching() -> list[str]:
+    """The names of the levels that search."""
+    return [name for name, level in LEVELS.items() if level.iterations > 0]
+
+
+def run(games: Sequence[AnyGame], iterations: int, playouts: int) -> dict[str, Any]:
     """Measure every game; print one line per measurement as it completes."""
     print(f"{'game':<12}{'n':>3} {'position':<8}{'moves':>6}{'iter/s':>9}{'playout/s':>11}"
-          f"{'det+po/s':>10}{'it/po':>7}{'it/dpo':>7}{'hard s':>8}")
+          f"{'det+po/s':>10}{'it/po':>7}{'it/dpo':>7}")
     out: dict[str, Any] = {}
     for game in games:
         rows = []
         for n in player_counts(game):
             for name, (state, seat) in positions(game, n).items():
                 row = {"players": n, "position": name,
-                       **measure(game, state, seat, iterations, playouts, hard)}
+                       **measure(game, state, seat, iterations, playouts)}
                 rows.append(row)
                 print(f"{game.info.id:<12}{n:>3} {name:<8}{row['legal_moves']:>6}"
                       f"{row['iterations_per_s']:>9}{row['playouts_per_s']:>11}"
                       f"{row['determinized_playouts_per_s']:>10}"
-                      f"{row['search_vs_playouts']:>7.2f}{row['search_vs_determinized']:>7.2f}"
-                      f"{row.get('hard_seconds', 0):>8.2f}",
+                      f"{row['search_vs_playouts']:>7.2f}{row['search_vs_determinized']:>7.2f}",
                       flush=True)
         out[game.info.id] = rows
     return out
@@ -127,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", nargs="*", help="game ids (default: every registered game)")
     parser.add_argument("--iterations", type=int, default=ITERATIONS)
     parser.add_argument("--playouts", type=int, default=PLAYOUTS)
-    parser.add_argument("--no-hard", action="store_true", help="skip timing the hard level")
+    parser.add_argument("--no-levels", action="store_true", help="skip timing the levels")
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     games = [g for g in all_games() if not args.games or g.info.id in args.games]
@@ -136,11 +158,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     compiled = compiled_modules()
     print(f"compiled hot path: {len(compiled)} of {len(HOT_MODULES)} modules are C extensions")
     started = time.perf_counter()
-    results = run(games, args.iterations, args.playouts, not args.no_hard)
+    results = run(games, args.iterations, args.playouts)
+    levels = {} if args.no_levels else level_seconds(games)
     write_report(args.output, started, compiled=compiled,
                  budget={"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
-                         "hard": {game.info.id: get_level("hard", game.info.id).to_json() for game in games}},
-                 games=results)
+                         "levels": {game.info.id: [level.to_json() for level in levels_for(game.info.id).values()]
+                                    for game in games}},
+                 games=results, level_cpu_seconds=levels)
 
 
 def provenance() -> dict[str, Any]:

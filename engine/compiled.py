@@ -33,6 +33,7 @@ HOT_MODULES = [
       for game in ("witches", "enchanters", "cube")
       for module in ("fast", "views", "rules", "state", "cards", "game")),
     "engine.enchanters.sets",  # the set rule: every legal-move listing of a search
+    "engine.witches.endgame",  # the exact endgame: the value of every new node after the last draw
 ]
 
 

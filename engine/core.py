@@ -279,6 +279,21 @@ class Game(Generic[S, M]):
             else:
                 self.step(state, rng.choice(self.legal_moves(state)))
 
+    def solved_returns(self, state: S) -> tuple[float, ...] | None:
+        """`returns` under best play from the full state `state`, when the game can work it out
+        exactly and cheaply (an endgame with nothing left to chance), else None (the default).
+
+        A search that asks for it (a level's `exact`) uses it instead of a playout, from the
+        positions `solvable` names; like `playout` it reads the whole state, so searches call it on
+        determinizations only.
+        """
+        return None
+
+    def solvable(self, state: S) -> bool:
+        """Whether a search from `state` should value its samples by `solved_returns` (where every
+        sample is solvable cheaply enough). It may read only what every seat sees; False by default."""
+        return False
+
     #: With a heuristic move, how soon the search opens a node's other moves: its k-th once the
     #: node was visited k**2 / search_widening times (larger: sooner).
     search_widening: float = 1.0

@@ -10,7 +10,8 @@ import pytest
 
 from ai.halving import halving_search
 from ai.levels import LEVELS, get_level, levels_for
-from ai.search import Progress, choose_move, search
+from ai.play import choose_move
+from ai.search import Progress, search
 from engine import get_game
 from engine.core import Game
 from tests.test_search import decision_states, first_decision, toy_last_tricks
@@ -103,8 +104,10 @@ def test_enchanters_hard_plays_halving_and_every_other_level_is_the_default() ->
     hard = levels_for("enchanters")["hard"]
     assert (hard.method, hard.iterations, hard.seconds) == ("halving", 9000, 1.0)
     assert get_level("hard", "enchanters") == hard and get_level("hard") == LEVELS["hard"]
-    for game_id in ("witches", "cube"):
-        assert levels_for(game_id) == LEVELS
+    assert levels_for("cube") == LEVELS
+    witches = levels_for("witches")  # issue 35: a weaker medium, a hard with the exact endgame
+    assert (witches["medium"].iterations, witches["hard"].exact) == (300, True)
+    assert list(witches) == list(LEVELS)
     assert {name: lv for name, lv in levels_for("enchanters").items() if name != "hard"} == \
         {name: lv for name, lv in LEVELS.items() if name != "hard"}
     with pytest.raises(KeyError):

@@ -88,3 +88,53 @@ def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
 
 def test_the_queued_job_names_the_bot_turn() -> None:
     assert f"{play_bot_turn.__module__}.{play_bot_turn.__qualname__}" == JOB_FUNCTION
+
+
+def ai_imports(path: Path) -> set[str]:
+    """The `ai` modules a module imports, at the top or inside a function."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if alias.name.startswith("ai."))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.startswith("ai."):
+                names.add(node.module)
+            elif node.module == "ai":
+                names.update(f"ai.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of the import graph (the modules in order, the first repeated), or []."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return path[path.index(target):] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[module] = 2
+        path.pop()
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return []
+
+
+def test_no_two_ai_modules_import_each_other() -> None:
+    graph = {f"ai.{path.stem}": ai_imports(path) for path in sorted((ROOT / "ai").glob("*.py"))}
+    assert import_cycle(graph) == [], "the ai modules import each other in a cycle"
+
+
+def test_the_cycle_check_sees_a_cycle_even_inside_a_function(tmp_path: Path) -> None:
+    module = tmp_path / "search.py"
+    module.write_text("def f():\n    from ai.halving import halving_search\n")
+    assert ai_imports(module) == {"ai.halving"}
+    graph = {"ai.search": ai_imports(module), "ai.halving": {"ai.search"}, "ai.play": {"ai.search"}}
+    assert import_cycle(graph) == ["ai.halving", "ai.search", "ai.halving"]

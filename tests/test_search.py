@@ -11,7 +11,8 @@ import random
 import pytest
 
 from ai.levels import LEVELS, Level, get_level
-from ai.search import Progress, choose_move, search
+from ai.play import choose_move
+from ai.search import Progress, search
 from engine import CHANCE, TERMINAL, all_games, get_game
 from engine.core import Game, State
 from tests.toy_games import TOY, Play, ToyState, ToyTricks, card_of

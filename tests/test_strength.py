@@ -10,14 +10,15 @@ are mostly luck gets its own row below, never a branch in the engine or the bot.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
 import pytest
 
-from ai.arena import play_match
+from ai.arena import Policy, play_match
 from ai.ladder import participants
-from ai.levels import LEVELS, Level, get_level
+from ai.levels import LEVELS, get_level
 from engine import all_games, get_game
 
 
@@ -57,7 +58,16 @@ CHECKS: dict[str, tuple[Check, ...]] = {
     # reaches 0.95, so hard is held to 0.80 against random here; against easy, issue 15's 0.65
     # over 400 games. Its hard is paired halving over 9,000 playouts (ai.levels.GAME_LEVELS).
     "enchanters": (Check("hard", "random", 200, 0.80), Check("hard", "easy", 400, 0.65)),
+    # Issue 35: every step of the ladder at least +150 Elo (0.70 for the upper level, 400 games).
+    "witches": (Check("hard", "random", 200, 0.95), Check("medium", "easy", 400, 0.70),
+                Check("hard", "medium", 400, 0.70)),
 }
+
+#: Issue 35: witches `hard` against test opponents of its own (tests/witches_opponents.py), 2 players.
+OPPONENT_CHECKS = (
+    Check("hard", "strong", 400, 0.95),
+    Check("hard", "pimc", 400, 0.60),
+)
 
 @dataclass(frozen=True)
 class OpenSpielCheck:
@@ -69,9 +79,9 @@ class OpenSpielCheck:
     threshold: float
 
 
-#: Issue 15: hard (3,000 simulations) >= 0.65, and 1,000 against 1,000 >= 0.60.
+#: Issue 35: hard (3,000 simulations) >= 0.80; issue 15: 1,000 against 1,000 >= 0.60.
 OPENSPIEL_CHECKS = (
-    OpenSpielCheck("hard", 3000, 200, 0.65),
+    OpenSpielCheck("hard", 3000, 200, 0.80),
     OpenSpielCheck("medium", 1000, 200, 0.60),
 )
 
@@ -107,13 +117,27 @@ def test_bot_beats_weaker_level(game_id: str, check: Check) -> None:
 def test_bot_beats_openspiel_ismcts(check: OpenSpielCheck) -> None:
     from ai.openspiel import OpenSpielPolicy
 
-    level = get_level(check.level)
+    level = get_level(check.level, "witches")
     # equal simulations: the time cap is lifted so a loaded machine cannot cut Coven's search short
-    coven = Level(level.name, check.simulations, 0.0, level.description)
+    coven = dataclasses.replace(level, iterations=check.simulations, seconds=0.0)
     games = int(os.environ.get("STRENGTH_GAMES", check.games))
     result = play_match("witches", coven, OpenSpielPolicy(check.simulations), games,
                         seed="strength:openspiel", players=2, processes=2)
     low, high = result.interval()
     print(f"\nwitches 2p {check.level}@{check.simulations} vs OpenSpiel ISMCTS@{check.simulations}: "
           f"{result.summary()}")
+    assert result.rate >= check.threshold
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(0)
+@pytest.mark.parametrize("check", OPPONENT_CHECKS, ids=[f"witches-{c.a}-vs-{c.b}" for c in OPPONENT_CHECKS])
+def test_witches_hard_beats_test_opponents(check: Check) -> None:
+    from tests.witches_opponents import PIMC, strong_player
+
+    opponents: dict[str, Policy] = {"strong": strong_player, "pimc": PIMC}
+    games = int(os.environ.get("STRENGTH_GAMES", check.games))
+    result = play_match("witches", participants(get_game("witches"))[check.a], opponents[check.b], games,
+                        seed=f"strength:witches:{check.b}", players=2, processes=2)
+    print(f"\nwitches 2p {check.a} vs {check.b}: {result.summary()}")
     assert result.rate >= check.threshold

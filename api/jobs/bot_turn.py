@@ -22,7 +22,8 @@ from redis import Redis
 from rq import get_current_job
 
 from ai.levels import get_level
-from ai.search import Progress, choose_move
+from ai.play import choose_move
+from ai.search import Progress
 from api.runtime import metrics
 from api.runtime.config import Config
 from api.service import MatchService

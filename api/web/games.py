@@ -45,7 +45,7 @@ def describe(game: AnyGame) -> dict[str, Any]:
         "id": "witches", "title": "The Witches' Wheel", "summary": "Trick-taking with hidden hands.",
         "min_players": 2, "max_players": 6, "hidden_information": True, "options": [],
         "bot_levels": [{"name": "hard", "iterations": 3000, "seconds": 1.0,
-                        "description": "Information-set MCTS: 3,000 simulations or 1 s.",
+                        "description": "Information-set MCTS: 3,000 simulations (at most 1 s of CPU).",
                         "rating": {"elo": 420, "low": 380, "high": 465, "games": 400}}],
     }]}),
 })

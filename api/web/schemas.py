@@ -210,8 +210,9 @@ class RatingSchema(Schema):
 
 class LevelSchema(Schema):
     name = _always(fields.String(validate=validate.OneOf(tuple(LEVELS)), metadata=_doc("level name", "hard")))
-    iterations = _always(fields.Integer(metadata=_doc("search iterations at most (0: no search)")))
-    seconds = _always(fields.Float(metadata=_doc("thinking time at most, seconds")))
+    iterations = _always(fields.Integer(metadata=_doc("simulations the level plays (0: no search)")))
+    seconds = _always(fields.Float(metadata=_doc(
+        "a cap on the search's CPU seconds, never wall time: a safety net its simulations stay inside")))
     description = _always(fields.String())
     rating = _always(fields.Nested(RatingSchema, allow_none=True, metadata=_doc(
         "strength at this game on the ladder (null when not rated yet)")))

@@ -51,16 +51,39 @@ def search_tables(folder: Path = RESULTS) -> str:
     for game, rows in report["games"].items():
         out += [f"#### {game}", "",
                 "| players | position | legal moves | search iterations/s | playouts/s "
-                "| determinized playouts/s | search / playouts | `hard` seconds |",
-                "|---:|---|---:|---:|---:|---:|---:|---:|"]
+                "| determinized playouts/s | search / playouts |",
+                "|---:|---|---:|---:|---:|---:|---:|"]
         for row in rows:
-            hard = f"{row['hard_seconds']:.2f}" if "hard_seconds" in row else "—"
             out.append(f"| {row['players']} | {row['position']} | {row['legal_moves']} "
                        f"| {row['iterations_per_s']:,} | {row['playouts_per_s']:,} "
-                       f"| {row['determinized_playouts_per_s']:,} | {row['search_vs_playouts']:.2f} | {hard} |")
+                       f"| {row['determinized_playouts_per_s']:,} | {row['search_vs_playouts']:.2f} |")
         out.append("")
     out.append(provenance(report, "latest.json"))
     return "\n".join(out)
+
+
+def level_table(folder: Path = RESULTS) -> str:
+    """`make bench`'s CPU seconds a move of every searching level, by game and player count (the
+    larger of its two positions), easy / medium / hard."""
+    report = load(folder, "latest.json")
+    if report is None or not report.get("level_cpu_seconds"):
+        return missing("latest.json", "make bench")
+    out = ["| game | players | " + " | ".join(_levels(report)) + " |",
+           "|---|---:|" + "---:|" * len(_levels(report))]
+    for game, rows in report["level_cpu_seconds"].items():
+        for players in sorted({row["players"] for row in rows}):
+            same = [row for row in rows if row["players"] == players]
+            out.append(f"| {game} | {players} | "
+                       + " | ".join(f"{max(row.get(name, 0.0) for row in same):.3f}" for name in _levels(report))
+                       + " |")
+    out += ["", provenance(report, "latest.json")]
+    return "\n".join(out)
+
+
+def _levels(report: dict[str, Any]) -> list[str]:
+    """The searching levels a level report times, weakest first."""
+    rows = next(iter(report["level_cpu_seconds"].values()))
+    return [key for key in rows[0] if key not in ("players", "position")]
 
 
 def openspiel_table(folder: Path = RESULTS) -> str:
@@ -113,4 +136,4 @@ def http_table(folder: Path = RESULTS) -> str:
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
-    print("\n\n".join([search_tables(folder), openspiel_table(folder), http_table(folder)]))
+    print("\n\n".join([search_tables(folder), level_table(folder), openspiel_table(folder), http_table(folder)]))

@@ -52,6 +52,7 @@ MAKERS: dict[str, Callable[[], str]] = {
     "readme-session": readme_session,
     "operations": operations,
     "bench-search": lambda: bench_tables.search_tables(ROOT / "bench" / "results"),
+    "bench-levels": lambda: bench_tables.level_table(ROOT / "bench" / "results"),
     "bench-openspiel": lambda: bench_tables.openspiel_table(ROOT / "bench" / "results"),
     "bench-http": lambda: bench_tables.http_table(ROOT / "bench" / "results"),
 }

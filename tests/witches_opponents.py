@@ -1,0 +1,77 @@
+"""Test opponents at The Witches' Wheel for `make strength`: a strong hand-written player, and a
+perfect-information Monte Carlo (PIMC) player. Both play from what their seat may see.
+
+The strong player: the simple player's heuristics (`engine.witches.policy`) made sharper — a
+follower wins a trick with its weakest winning card of the led colour, trumps only when the
+witches at stake are worth the trump, and throws the card that gives least away — and, once the
+pile can no longer deal (W13), exact play: the move with the best mean solved value over every
+deal of the unseen cards it samples (`engine.witches.endgame`).
+
+The PIMC player (`ai.pimc`): 40 sampled worlds, every move valued by playouts, and exactly once the
+pile is spent — as the outside PIMC player of issue 35.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ai.levels import Level
+from engine.core import AnyGame, Move, Seat, State
+from engine.witches.cards import COLOUR, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
+from engine.witches.endgame import exact_returns, is_endgame
+from engine.witches.moves import PLAYS, WitchesMove
+from engine.witches.policy import policy_move
+from engine.witches.rules import legal_moves, step
+from engine.witches.state import PLAY, WitchesState
+
+#: Worlds the strong player solves in the endgame.
+ENDGAME_WORLDS = 20
+#: A PIMC player: about 40 worlds of a 6-card hand (its budget counts a world's move once).
+PIMC = Level("pimc", 240, 0.0, "PIMC: 40 worlds, playouts, exact after the last draw.", method="pimc",
+             exact=True)
+
+
+def strong_player(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+    """The strong hand-written player's move for `seat` (see the module)."""
+    sample = game.determinize(state, seat, rng)
+    if is_endgame(sample):
+        return _solved_move(game, state, seat, rng)
+    if sample.phase != PLAY:
+        return policy_move(sample, rng)
+    return _play(sample)
+
+
+def _play(s: WitchesState) -> WitchesMove:
+    """W7: a lead or an answer, from the seat's own hand and the table only."""
+    hand = cards_of(s.hands[s.turn])
+    keys = KEYS[s.increasing][s.trump]
+    cheapest = min(hand, key=lambda c: (keys[c] >= TRUMP_BONUS, VALUE[c], keys[c]))
+    if not s.trick:
+        # lead a card that costs little if lost: a low witch that is not a trump
+        return PLAYS[cheapest]
+    led = LED_KEYS[s.increasing][s.trump][COLOUR[s.trick[0]]]
+    best = max(led[c] for c in s.trick)
+    at_stake = sum(VALUE[c] for c in s.trick)
+    last = len(s.trick) == s.n - 1
+    winning = [c for c in hand if led[c] > best]
+    plain = [c for c in winning if led[c] < TRUMP_BONUS]
+    if plain and (last or at_stake >= 3):
+        # the weakest plain winner, and among equals the one worth most (it goes to the discard)
+        return PLAYS[min(plain, key=lambda c: (led[c], -VALUE[c]))]
+    trumps = [c for c in winning if led[c] >= TRUMP_BONUS]
+    if trumps and at_stake + VALUE[cheapest] >= 6 and (last or at_stake >= 6):
+        return PLAYS[min(trumps, key=lambda c: (led[c], -VALUE[c]))]
+    return PLAYS[cheapest]
+
+
+def _solved_move(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+    """The move with the best mean exact value over sampled deals of the unseen cards."""
+    moves = legal_moves(state)
+    totals = [0.0] * len(moves)
+    for _ in range(ENDGAME_WORLDS):
+        world = game.determinize(state, seat, rng)
+        for k, move in enumerate(moves):
+            after = world.clone()
+            step(after, move)
+            totals[k] += exact_returns(after)[seat]  # exact at the end of the hand too (shared table)
+    return moves[max(range(len(moves)), key=totals.__getitem__)]
