@@ -27,7 +27,7 @@ from redis import Redis
 from redis.exceptions import RedisError
 
 from api.runtime.config import SITE_DIR
-from api.runtime.supervisor import Program, Supervisor, json_line
+from api.runtime.supervisor import Program, Supervisor, _die_with_parent, json_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,7 +147,8 @@ class DevServer(Supervisor):
         was built, restart the programs that search, and reload gunicorn's workers, to use them."""
         build = subprocess.Popen(
             [sys.executable, "setup.py", "--quiet", "build_ext", "--inplace"], cwd=ROOT, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, errors="replace")
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, errors="replace",
+            start_new_session=True, preexec_fn=_die_with_parent)
         assert build.stdout is not None
         built = False
         for line in build.stdout:
@@ -160,7 +161,10 @@ class DevServer(Supervisor):
             self.log("the hot path did not compile: the bots run from source (`make compiled` shows why)")
             return
         said = subprocess.run([sys.executable, "-c", "from engine.compiled import main; main()"], cwd=ROOT,
-                              capture_output=True, text=True, check=False)
+                              capture_output=True, text=True, check=False,
+                              start_new_session=True)  # a Ctrl-C at the terminal is the supervisor's alone
+        if self.stopping.is_set():
+            return
         self.log((said.stdout + said.stderr).strip())  # all compiled, or which run from source
         if not built:
             return
