@@ -276,9 +276,9 @@ def print_table(table: dict[str, Any], sizes: list[int], memory: dict[str, float
                     cell = table.get(f"{coven}/{peer}/{size}/{measure}")
                     cells.append(f"{cell['mean']:.2f}× ({cell['min']:.2f}–{cell['max']:.2f})" if cell else "—")
                 print(f"| {label}, {coven[6:]} vs {peer[5:]} | " + " | ".join(cells) + " |")
-    coven = memory["coven"]
-    print(f"\nmemory per new match: Coven {coven:,.0f} B in Redis; boardgame.io in-memory "
-          f"{memory['bgio-memory']:,.0f} B of heap ({coven / max(memory['bgio-memory'], 1):.2f}×), FlatFile "
+    in_redis = memory["coven"]
+    print(f"\nmemory per new match: Coven {in_redis:,.0f} B in Redis; boardgame.io in-memory "
+          f"{memory['bgio-memory']:,.0f} B of heap ({in_redis / max(memory['bgio-memory'], 1):.2f}×), FlatFile "
           f"{memory['bgio-flatfile']:,.0f} B")
 
 
