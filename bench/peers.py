@@ -237,6 +237,7 @@ def main() -> None:
                     result = drive(stack, system, size, seconds)
                     result["round"] = round_
                     runs.append(result)
+                    _write(runs, sizes, seconds, args, loads, started, {}, partial=True)  # kept if stopped
                     print(f"N={size:<4} round {round_} {system:15} {result['moves_per_s']:8.1f} moves/s  "
                           f"p50 {_ms(result['p50_ms'])} p99 {_ms(result['p99_ms'])}  "
                           f"cpu {_ms(result['cpu_ms_per_move'])}/move  errors {result['errors']}", flush=True)
@@ -244,11 +245,19 @@ def main() -> None:
         memory = memory_per_match(stack)
     finally:
         stack.stop()
-    table = ratios(runs, systems, sizes, args.rounds)
+    table = _write(runs, sizes, seconds, args, loads, started, memory, partial=False)
+    print_table(table, sizes, memory)
+    print(f"load average during the run (1 min): {[load[0] for load in loads]}")
+
+
+def _write(runs: list[dict[str, Any]], sizes: list[int], seconds: float, args: argparse.Namespace,
+           loads: list[list[float]], started: float, memory: dict[str, float], partial: bool) -> dict[str, Any]:
+    """bench/results/peers.json (after every run too, marked partial: a stopped run keeps its figures)."""
+    table = ratios(runs, [*PEERS, *COVEN_TRANSPORTS], sizes, args.rounds)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     result = {
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "commit": commit,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "commit": commit, "partial": partial,
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "load_average_1_5_15": loads},
         "settings": {"sizes": sizes, "seconds": seconds, "rounds": args.rounds, "quick": args.quick,
@@ -257,8 +266,7 @@ def main() -> None:
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print_table(table, sizes, memory)
-    print(f"load average during the run (1 min): {[load[0] for load in loads]}")
+    return table
 
 
 def _ms(value: float | None) -> str:

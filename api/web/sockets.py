@@ -9,6 +9,8 @@ the channel ends.
 
 from __future__ import annotations
 
+import contextlib
+import socket as socket_module
 from typing import Any
 
 from flask import Blueprint, Response, request
@@ -91,6 +93,10 @@ def socket(match_id: str) -> Response:
     # No ping_interval: simple-websocket's reader then waits in a selector, which under gevent
     # missed data now and then until the next ping (25 s); the channel pings on its quiet wake-ups.
     server = Server(request.environ, max_message_size=MAX_MESSAGE_BYTES)
+    # A move's `ack` and its view are two small frames back to back: without TCP_NODELAY, Nagle's
+    # algorithm holds the second until the client acknowledges the first (up to its delayed ACK).
+    with contextlib.suppress(OSError):
+        server.sock.setsockopt(socket_module.IPPROTO_TCP, socket_module.TCP_NODELAY, 1)
     channel.serve(svc, seat, Connection(server), last_version)
     return Handled()
 

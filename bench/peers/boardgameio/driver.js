@@ -190,7 +190,10 @@ async function main() {
   const stop = { done: false };
   const run = target === 'bgio' ? bgioMatch : (s) => covenMatch(s, target.slice('coven-'.length));
   const loops = Array.from({ length: MATCHES }, () => run(stop).catch((error) => { errors += 1; console.error(String(error)); }));
-  await new Promise((resolve) => setTimeout(resolve, Math.min(20000, 1500 + MATCHES * 20))); // connect and warm up
+  // Every match created and joined (its seats connecting), then a second more: the window measures play, not setup.
+  const setupDeadline = performance.now() + 120000;
+  while (created < MATCHES && performance.now() < setupDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   measuring = true;
   const cpu0 = cpuSeconds();
   const t0 = performance.now();
