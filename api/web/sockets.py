@@ -21,7 +21,7 @@ from wsproto.utilities import LocalProtocolError
 from api.service import channel, tickets
 from api.web import limits
 from api.web.contract import Auth, Reply, operation
-from api.web.errors import QueryError, problem
+from api.web.errors import BadRequestBody, QueryError, problem
 from api.web.http import bearer_token, parse_version, service
 
 bp = Blueprint("sockets", __name__, url_prefix="/v1/matches")
@@ -73,10 +73,13 @@ def socket(match_id: str) -> Response:
     closes with 1000 after the final view of an ended match. Without a token (or `ticket`), a
     spectator's channel. Any web process serves any seat.
     """
-    if request.headers.get("Upgrade", "").lower() != "websocket":
-        response = problem(426, "Upgrade required", "this URL speaks WebSocket only: send Upgrade: websocket")
+    if not _is_handshake():
+        response = problem(426, "Upgrade required", "this URL speaks WebSocket only: open it with a "
+                           "WebSocket client (Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Key)")
         response.headers["Upgrade"] = "websocket"
         return response
+    if not any(name in request.environ for name in ("gunicorn.socket", "werkzeug.socket")):
+        raise BadRequestBody("this server cannot hand the connection over to a WebSocket")
     svc = service()
     ticket = request.args.get("ticket")
     if ticket is not None:
@@ -99,6 +102,13 @@ def socket(match_id: str) -> Response:
         server.sock.setsockopt(socket_module.IPPROTO_TCP, socket_module.TCP_NODELAY, 1)
     channel.serve(svc, seat, Connection(server), last_version)
     return Handled()
+
+
+def _is_handshake() -> bool:
+    """Whether the request opens a WebSocket (RFC 6455, section 4.1)."""
+    headers = request.headers
+    return (headers.get("Upgrade", "").lower() == "websocket"
+            and "upgrade" in headers.get("Connection", "").lower() and bool(headers.get("Sec-WebSocket-Key")))
 
 
 class Connection:
