@@ -44,8 +44,6 @@ MAX_MESSAGE_BYTES = 64 * 1024
          "description": "A stream ticket (POST /v1/matches/{id}/stream-ticket): that seat's channel, "
                         "without the seat token in the URL (a browser's WebSocket cannot send headers)",
          "schema": {"type": "string"}},
-        {"name": "Upgrade", "in": "header", "required": True, "schema": {"const": "websocket"},
-         "description": "RFC 6455's opening handshake (with Connection: Upgrade and Sec-WebSocket-Key)"},
     ],
     responses={
         101: Reply("Switching protocols: JSON text frames follow, as the AsyncAPI document "
@@ -63,6 +61,8 @@ MAX_MESSAGE_BYTES = 64 * 1024
 def socket(match_id: str) -> Response:
     """A seat's WebSocket channel: its view pushed at every new version, its moves sent on it.
 
+    Open it with RFC 6455's handshake (Upgrade: websocket, Connection: Upgrade,
+    Sec-WebSocket-Key); any other request gets 426.
     The server sends the caller's view at once (`match`), then every new version, none skipped;
     opened with `last_version`, it first sends every version after that one, in order, as the
     seat saw them. The client sends `{"type": "move", "move": …, "version": n, "ref": …}`; each
