@@ -14,7 +14,7 @@ SAY := @printf 'coven: %s\n'
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench bench-http lint openapi docs screenshots clean chromium node
+.PHONY: install compiled run test strength ladder bench bench-http bench-peers lint openapi docs screenshots clean chromium node
 
 install: $(RUN_STAMP)
 
@@ -107,6 +107,13 @@ bench: $(BENCH_STAMP) compiled
 # Flask + Redis endpoint, bot-turn latency, Redis bytes per match (a few minutes; bench/results/http.json).
 bench-http: $(RUN_STAMP)
 	$(BIN)/python -m bench.http
+	$(MAKE) bench-peers
+
+# boardgame.io beside Coven (every transport) on one workload, N = 1, 8, 64, 500 matches, in ABAB
+# rounds (bench/peers.py; Node from Debian's nodejs when missing; bench/results/peers.json).
+# PEERS_FLAGS=--quick: N = 1, 8, 64 only.
+bench-peers: $(RUN_STAMP)
+	nice -n 10 $(BIN)/python -m bench.peers $(PEERS_FLAGS)
 
 # ruff (style), mypy (types; config in pyproject.toml), vulture (unused code; whitelist.py)
 lint: $(TEST_STAMP)
@@ -116,6 +123,7 @@ lint: $(TEST_STAMP)
 
 openapi: $(RUN_STAMP)
 	$(BIN)/flask --app wsgi openapi > openapi.yaml
+	$(BIN)/python -m api.web.asyncapi > asyncapi.yaml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build site

@@ -25,6 +25,7 @@ def create_app(config: Config | None = None) -> Flask:
     from api.store.connections import match_redis, queue_redis
     from api.web import (
         analysis,
+        asyncapi,
         cors,
         docs,
         games,
@@ -35,6 +36,7 @@ def create_app(config: Config | None = None) -> Flask:
         metrics,
         openapi,
         play,
+        sockets,
     )
     from api.web.dumping import view_dumpers
     from api.web.errors import register_error_handlers
@@ -51,8 +53,10 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(health.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(matches.bp)
+    app.register_blueprint(sockets.bp)
     app.register_blueprint(analysis.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(asyncapi.bp)
     app.register_blueprint(play.bp)
     app.register_blueprint(guide.bp)
     register_error_handlers(app)

@@ -22,10 +22,10 @@ from conftest import ROOT, devserver
 #: negative check's default list plus 414 (its 5xx stays failed by the not_a_server_error check).
 CONFIG = """
 [checks.positive_data_acceptance]
-expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "429"]
+expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "412", "422", "426", "429"]
 
 [checks.negative_data_rejection]
-expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "414", "415", "422", "428", "429", "5xx"]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "414", "415", "422", "426", "428", "429", "5xx"]
 """
 MAX_EXAMPLES = 8
 

@@ -148,6 +148,15 @@ class MatchService:
         loaded = _decoded(record)
         return Caller(record, loaded.game, loaded.state, seat, presence=kept[1], kept=True)
 
+    def seat_mover(self, match_id: str, seat: int) -> Caller:
+        """`mover` for a seat whose token was checked when its channel opened: this process's read
+        of the last second (the channel's own, or its last move's), else a read now."""
+        kept = self.recent.get(match_id)
+        if kept is None:
+            return self.look(match_id).seen_by(seat)
+        loaded = _decoded(MatchRecord.from_stored(match_id, kept[0]))
+        return Caller(loaded.record, loaded.game, loaded.state, seat, presence=kept[1], kept=True)
+
     # changing ------------------------------------------------------------------------------
 
     def create(

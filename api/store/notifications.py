@@ -50,6 +50,7 @@ class Waiter:
         self._notes: deque[dict[str, Any]] = deque(maxlen=256)
         self.ready = threading.Event()  # its channel's subscription is confirmed
         self._gone = False              # its client hung up
+        self._woken = False             # woken with no note since its last wait: the next one returns
         self._client = client
         self._watcher: Any = None
 
@@ -63,19 +64,24 @@ class Waiter:
         self._event.set()
 
     def wake(self) -> None:
-        """Wake the waiter with no note (drain, lost connection): it reads the match again."""
+        """Wake the waiter with no note (drain, lost connection, its channel's own reader): it reads
+        the match again. A wake while it is not waiting makes its next wait return at once."""
+        self._woken = True
         self._event.set()
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
         """The notes delivered since the last call, waiting up to `timeout` seconds for one."""
         notes = self._take()
-        if notes or self._gone:
+        if notes or self._gone or self._woken:
+            self._woken = False
             return notes
         self._event.clear()
-        notes = self._take()  # a note delivered before the clear is not lost
-        if notes:
+        notes = self._take()  # a note (or a wake) delivered before the clear is not lost
+        if notes or self._woken:
+            self._woken = False
             return notes
         self._event.wait(max(0.0, timeout))
+        self._woken = False
         if self._watcher is not None and self._event.is_set():
             self._check_hangup()
         return self._take()

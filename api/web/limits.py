@@ -28,6 +28,7 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 
 from api.runtime.config import Config
 from api.store.storage import Store
@@ -47,6 +48,8 @@ POLICIES: dict[str, tuple[str, str, str]] = {
     "analysis.request_analysis": ("analysis", "RATE_LIMIT_ANALYSIS", "seat"),
 }
 READ_POLICY = "read"
+#: Where the app keeps its limiter (`app.extensions`), for the WebSocket channel's move budget.
+LIMITER = "coven.limiter"
 
 
 class TooManyOpenMatches(Exception):
@@ -141,6 +144,7 @@ def init_app(app: Flask, config: Config) -> Limiter:
         application_limits=[lambda: current_app.config["RATE_LIMIT_READ"]],
         application_limits_exempt_when=_not_a_read,
     )
+    app.extensions[LIMITER] = limiter
     # (only when enabled: a disabled limiter still evaluates a decorated view's limits)
     for endpoint, (policy, setting, counted) in POLICIES.items() if config.RATE_LIMITS_ENABLED else ():
         limit = limiter.shared_limit(
@@ -217,3 +221,21 @@ def _setting(name: str) -> Callable[[], str]:
 def _not_a_read() -> bool:
     """Only GETs under /v1 count as reads (health, metrics and the documents are free)."""
     return request.method not in ("GET", "HEAD") or not request.path.startswith("/v1/")
+
+
+def channel_move_budget(match_id: str, seat: int | None) -> Callable[[], bool]:
+    """The check of a WebSocket channel's move budget (True while under it): RATE_LIMIT_MOVE, counted
+    together with the seat token's POSTed moves when the channel was opened with the token, per
+    match and seat when with a ticket."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    limiter = app.extensions.get(LIMITER)
+    if limiter is None or not limiter.enabled:
+        return lambda: True
+    key = seat_or_address() if "Authorization" in request.headers else f"seat:{match_id}:{seat}"
+    items = parse_many(app.config["RATE_LIMIT_MOVE"])
+    strategy = limiter.limiter
+
+    def allow() -> bool:
+        return all([strategy.hit(item, "coven", key, "move") for item in items])  # every window counts
+
+    return allow
