@@ -61,7 +61,7 @@ def create_app(config: Config | None = None) -> Flask:
     if config.METRICS_PORT:
         metrics_port.init_app(app, config.METRICS_PORT)
     metrics.init_app(app, SharedCollector(service.redis, config.BOT_QUEUE, storage.STATUS_INDEXES,
-                                      service.bots.redis))
+                                          service.bots.redis, storage.DUE_KEY, config.READY_WORKER_SECONDS))
     limits.init_app(app, config)
     cors.init_app(app, config)
     app.cli.add_command(sweep.sweep_bots_command)
