@@ -200,7 +200,7 @@ class SharedCollector(Collector):
         yield limit
 
 
-def _info_by_node(client: Redis | RedisCluster) -> dict[str, dict]:
+def _info_by_node(client: Redis | RedisCluster) -> dict[str, dict[str, Any]]:
     """INFO memory of each node: a Cluster answers per node, one Redis for itself."""
     info = client.info("memory")
     if info and all(isinstance(value, dict) for value in info.values()):

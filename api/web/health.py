@@ -50,7 +50,7 @@ def readyz() -> tuple[Response, int]:
     return jsonify(schemas.HEALTH.dump(body)), 200 if body["status"] == "ok" else 503
 
 
-def readiness() -> dict:
+def readiness() -> dict[str, Any]:
     """What /readyz answers: status "ok" or "unavailable", Redis's state, live bot workers."""
     svc = service()
     body: dict[str, Any] = {"status": "ok", "redis": "ok", "workers": 0}
