@@ -37,7 +37,7 @@ def test_gunicorn_listens_on_both_ports(redis_url: str) -> None:
     port, metrics_port = free_port(), free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "METRICS_PORT": str(metrics_port),
            "WEB_CONCURRENCY": "1", **{name: str(value) for name, value in UNTHROTTLED.items()}}
-    with serving([sys.executable, "-m", "api.devserver"], env, port, ready="/v1/games") as api:
+    with serving([sys.executable, "-m", "api.runtime.devserver"], env, port, ready="/v1/games") as api:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"{api}/metrics", timeout=10)
         assert refused.value.code == 404
