@@ -120,7 +120,7 @@ def stack() -> Iterator[Stack]:
            "COVEN_PORT": str(port), "WORKERS": str(WORKERS), "HEALTH_INTERVAL": "2s",
            "RATE_LIMITS_ENABLED": "0", "BOT_GRACE_SECONDS": "2", "BOT_SWEEP_SECONDS": "1",
            "WEB_CONCURRENCY": "1"}
-    with stack_up(Stack(compose, "coventest", env, api=f"http://127.0.0.1:{port}", figures=figures),
+    with stack_up(Stack(compose, f"coventest{os.getpid()}", env, api=f"http://127.0.0.1:{port}", figures=figures),
                   SERVICES) as up:
         yield up
     FIGURES.parent.mkdir(parents=True, exist_ok=True)
