@@ -14,7 +14,7 @@ SAY := @printf 'coven: %s\n'
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench bench-http bench-peers lint openapi docs screenshots clean chromium node
+.PHONY: install compiled run test strength ladder bench bench-http bench-peers lint openapi docs screenshots clean chromium node deploy-tools wheelhouse
 
 install: $(RUN_STAMP)
 
@@ -54,7 +54,7 @@ run: $(RUN_STAMP)
 	$(SAY) "starting Redis and the Procfile's processes: web, bot worker, analyst, sweeper"
 	@$(BIN)/python -m api.runtime.devserver --compile
 
-test: lint chromium node compiled docs
+test: lint chromium node deploy-tools compiled docs
 	$(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium (never a downloaded browser). As root, install it when
@@ -85,6 +85,29 @@ $(NODE_STAMP): clients/typescript/package.json clients/typescript/package-lock.j
 # The documentation site (docs/, mkdocs.yml) into site/, strictly: a broken link or an orphan page fails.
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The deployment tests (tests/test_deploy.py, tests/test_monitoring.py) build the image with Debian's
+# docker, run deploy/compose.yaml, make base images with mmdebstrap and unit-test the alerts with
+# promtool. As root, install what is missing and start dockerd; elsewhere say so: the tests then
+# fail naming what is missing, never skip.
+deploy-tools:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  missing=""; \
+	  command -v docker >/dev/null || missing="$$missing docker.io"; \
+	  docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || missing="$$missing docker-compose"; \
+	  command -v mmdebstrap >/dev/null || missing="$$missing mmdebstrap"; \
+	  command -v promtool >/dev/null || missing="$$missing prometheus"; \
+	  [ -z "$$missing" ] || { apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; }; \
+	  docker info >/dev/null 2>&1 || { (setsid dockerd >/var/log/dockerd.log 2>&1 &); \
+	    for i in $$(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done; }; \
+	else \
+	  echo "make: the deployment tests need docker.io (dockerd running), docker-compose, mmdebstrap and prometheus"; \
+	fi
+
+# deploy/wheels: every dependency as a wheel, for an image built without network (see Dockerfile)
+wheelhouse: $(TEST_STAMP)
+	$(BIN)/python -c "from tests.deploy_support import wheelhouse; wheelhouse()"
 
 # The pictures of the /play tables in the how-to-play pages, taken by the browser tests.
 screenshots: $(TEST_STAMP) chromium compiled

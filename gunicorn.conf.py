@@ -1,7 +1,8 @@
 """gunicorn settings of the `web` process (Procfile: `gunicorn --config gunicorn.conf.py wsgi:app`).
 
-Read from the environment: PORT, WEB_CONCURRENCY, WEB_CONNECTIONS, WEB_GRACEFUL_SECONDS,
-GUNICORN_CONTROL_SOCKET. Command-line flags still override what is set here.
+Read from the environment: PORT, METRICS_PORT, WEB_CONCURRENCY, WEB_CONNECTIONS,
+WEB_GRACEFUL_SECONDS, GUNICORN_CONTROL_SOCKET, PROMETHEUS_MULTIPROC_DIR. Command-line flags still
+override what is set here.
 
 Cooperative workers: gunicorn's gevent worker patches the standard library (`monkey.patch_all`)
 in each worker before it loads the app, so a long-poll or an event stream waiting for a match
@@ -10,9 +11,19 @@ holds a connection and a greenlet, not a thread, and /healthz answers while thou
 
 import os
 import resource
+import shutil
 import signal
+import tempfile
 
-bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+bind = [f"0.0.0.0:{os.environ.get('PORT', '8000')}"]
+# /metrics, /healthz and /readyz on a port of their own (api/web/metrics_port.py), when one is named
+if os.environ.get("METRICS_PORT", "").strip() not in ("", "0"):
+    bind.append(f"0.0.0.0:{os.environ['METRICS_PORT'].strip()}")
+
+# Each worker writes its request metrics to files there, and /metrics adds them all up (api/web/metrics.py)
+_made_metrics_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _made_metrics_dir:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="coven-metrics-")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gevent"
 #: Connections (waiting clients included) one worker holds at most.
@@ -35,12 +46,22 @@ if not control_socket_disable:
 
 
 def on_starting(server):
-    """Let each worker open as many sockets as it may hold connections (the soft limit is often 1024)."""
+    """Empty the metrics directory (an earlier run's files would count twice); let each worker
+    open as many sockets as it may hold connections (the soft limit is often 1024)."""
+    metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    shutil.rmtree(metrics_dir, ignore_errors=True)
+    os.makedirs(metrics_dir)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = worker_connections + 256
     if soft != resource.RLIM_INFINITY and soft < wanted:
         limit = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, limit), hard))
+
+
+def on_exit(server):
+    """Remove the metrics directory made above (one named by the environment is left alone)."""
+    if _made_metrics_dir:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
 
 
 #: Allocations between two youngest-generation collections of the garbage collector (Python's

@@ -67,3 +67,5 @@ _.RATE_LIMIT_ANALYSIS
 _.RATE_LIMIT_READ
 # a pytest fixture named in @pytest.mark.usefixtures (tests/test_guide.py)
 _.built_site
+# pytest reads a module's marks by this name (tests/test_deploy.py)
+_.pytestmark

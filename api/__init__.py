@@ -34,6 +34,7 @@ def create_app(config: Config | None = None) -> Flask:
         limits,
         matches,
         metrics,
+        metrics_port,
         openapi,
         play,
         sockets,
@@ -61,8 +62,10 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(guide.bp)
     register_error_handlers(app)
     logs.init_app(app)  # first, so that even a request refused by a limit has its id
+    if config.METRICS_PORT:
+        metrics_port.init_app(app, config.METRICS_PORT)
     metrics.init_app(app, SharedCollector(service.redis, config.BOT_QUEUE, storage.STATUS_INDEXES,
-                                      service.bots.redis))
+                                          service.bots.redis, storage.DUE_KEY, config.READY_WORKER_SECONDS))
     limits.init_app(app, config)
     cors.init_app(app, config)
     app.cli.add_command(sweep.sweep_bots_command)

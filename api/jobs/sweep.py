@@ -19,6 +19,7 @@ from flask.cli import with_appcontext
 from redis.exceptions import RedisError
 
 from api.runtime.logs import REDIS_OUTAGE
+from api.runtime.probe import HEARTBEAT_FILE  # its age is the sweeper's health check
 
 log = logging.getLogger("coven.sweeper")
 
@@ -49,6 +50,7 @@ def sweep_bots_command(once: bool) -> None:
             REDIS_OUTAGE.lost(error)  # Redis restarting: the next round retries
         else:
             REDIS_OUTAGE.back()
+            HEARTBEAT_FILE.touch()
             if once:
                 click.echo(f"sweep-bots: re-enqueued {recovered} bot turn(s)")
             elif recovered:

@@ -36,6 +36,9 @@ class Config:
     #: The (single, non-cluster) Redis that RQ's bot queues use; empty: REDIS_URL's.
     QUEUE_REDIS_URL: str = ""
     PORT: int = 8000
+    #: When set, /metrics, /healthz and /readyz are served on this port only, and the API on
+    #: PORT only (gunicorn listens on both): publish PORT, keep this one private. 0: all on PORT.
+    METRICS_PORT: int = 0
     #: Finished matches (and every key of theirs) expire this long after the last move.
     MATCH_TTL_SECONDS: int = 24 * 3600
     #: Matches still waiting for players expire this long after creation or the last join.

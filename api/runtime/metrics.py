@@ -14,7 +14,9 @@ Two kinds, by where they happen:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from prometheus_client import (
@@ -101,24 +103,43 @@ def _incr(redis: Redis | RedisCluster, counts: dict[str, int]) -> None:
         pass
 
 
+def live_workers(queues: Redis, queue_name: str, within_seconds: float, host: str | None = None) -> int:
+    """How many RQ workers of `queue_name` (on `host`, if named) sent a heartbeat within `within_seconds`."""
+    from rq import Queue, Worker
+
+    now = datetime.now(UTC)
+    return sum(
+        1 for worker in Worker.all(queue=Queue(queue_name, connection=queues))
+        if worker.last_heartbeat is not None and (host is None or worker.hostname == host)
+        and (now - worker.last_heartbeat).total_seconds() <= within_seconds
+    )
+
+
 class SharedCollector(Collector):
     """The deployment-wide metrics kept in Redis, read at scrape time."""
 
     def __init__(self, redis: Redis | RedisCluster, queue_name: str, status_counts: dict[str, str],
-                 queues: Redis | None = None):
+                 queues: Redis | None = None, due_key: str | None = None, worker_seconds: float = 90.0):
         self.redis = redis
         self.queues = queues if queues is not None else redis  # the bot queues' Redis
         self.queue_name = queue_name
         self.status_counts = status_counts  # status → the sorted set indexing matches in it
+        self.due_key = due_key  # the sorted set of due turns (by when they are due), if any
+        self.worker_seconds = worker_seconds  # a worker is alive when its heartbeat is this recent
 
     def collect(self) -> Iterator[Metric]:
         from rq import Queue
 
+        now = time.time()
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.hgetall(METRICS_KEY)
             for key in self.status_counts.values():
                 pipe.zcard(key)
+            if self.due_key:
+                pipe.zcount(self.due_key, "-inf", now)
+                pipe.zrange(self.due_key, 0, 0, withscores=True)
             raw, *cards = pipe.execute()
+        overdue, first_due = (cards.pop(-2), cards.pop()) if self.due_key else (0, [])
         values = {k.decode(): float(v) for k, v in raw.items()}
         moves = CounterMetricFamily("coven_moves_applied", "Moves applied", labels=["game", "by"])
         finished = CounterMetricFamily("coven_matches_finished", "Matches ended", labels=["game"])
@@ -152,3 +173,37 @@ class SharedCollector(Collector):
         yield matches
         yield GaugeMetricFamily("coven_bot_queue_depth", "Bot turns waiting for a worker",
                                 value=Queue(self.queue_name, connection=self.queues).count)  # type: ignore[arg-type]
+        yield GaugeMetricFamily("coven_bot_workers", "Bot workers whose heartbeat is recent (READY_WORKER_SECONDS)",
+                                value=live_workers(self.queues, self.queue_name, self.worker_seconds))  # type: ignore[arg-type]
+        yield GaugeMetricFamily("coven_turns_overdue", "Bot turns past their budget and grace, and clocked "
+                                "turns past their deadline, that the sweeper has not looked after yet",
+                                value=overdue)
+        lateness = max(0.0, now - float(first_due[0][1])) if first_due else 0.0
+        yield GaugeMetricFamily("coven_turns_overdue_seconds", "How long the most overdue turn has waited "
+                                "past its budget and grace (or deadline)", value=lateness)
+        yield from self._memory()
+
+    def _memory(self) -> Iterator[Metric]:
+        """Memory used by each Redis node, and its maxmemory (0: no limit)."""
+        used = GaugeMetricFamily("coven_redis_memory_used_bytes", "Memory used by Redis (INFO used_memory)",
+                                 labels=["redis", "node"])
+        limit = GaugeMetricFamily("coven_redis_memory_max_bytes", "Redis's maxmemory (0: no limit)",
+                                  labels=["redis", "node"])
+        clients: list[tuple[str, Redis | RedisCluster]] = [("matches", self.redis)]
+        if self.queues is not self.redis:
+            clients.append(("queue", self.queues))
+        for role, client in clients:
+            for node, info in _info_by_node(client).items():
+                used.add_metric([role, node], float(info.get("used_memory", 0)))
+                limit.add_metric([role, node], float(info.get("maxmemory", 0)))
+        yield used
+        yield limit
+
+
+def _info_by_node(client: Redis | RedisCluster) -> dict[str, dict[str, Any]]:
+    """INFO memory of each node: a Cluster answers per node, one Redis for itself."""
+    info = client.info("memory")
+    if info and all(isinstance(value, dict) for value in info.values()):
+        return info
+    kwargs = client.connection_pool.connection_kwargs  # type: ignore[union-attr]
+    return {f"{kwargs.get('host', '')}:{kwargs.get('port', '')}": info}

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, jsonify
 from redis import Redis
 from redis.cluster import RedisCluster
 from redis.exceptions import RedisError
-from rq import Queue, Worker
 
 from api.runtime.config import Config
+from api.runtime.metrics import live_workers
 from api.web import schemas
 from api.web.contract import Reply, operation
 from api.web.http import service
@@ -41,23 +40,27 @@ def healthz() -> Response:
                    example={"status": "unavailable", "redis": "ok", "workers": 0}),
     },
 )
-def readyz() -> Response | tuple[Response, int]:
+def readyz() -> tuple[Response, int]:
     """Redis serves a write and a read, and a bot worker sent a heartbeat recently.
 
     503 when Redis cannot store and read back a key, or when no RQ worker of the bot queue has
     sent a heartbeat within READY_WORKER_SECONDS.
     """
+    body = readiness()
+    return jsonify(schemas.HEALTH.dump(body)), 200 if body["status"] == "ok" else 503
+
+
+def readiness() -> dict[str, Any]:
+    """What /readyz answers: status "ok" or "unavailable", Redis's state, live bot workers."""
     svc = service()
     body: dict[str, Any] = {"status": "ok", "redis": "ok", "workers": 0}
     try:
         body["workers"] = _redis_round_trip_and_workers(svc.redis, svc.bots.redis, svc.config)
     except RedisError as error:
         body.update(status="unavailable", redis=str(error) or type(error).__name__)
-        return jsonify(schemas.HEALTH.dump(body)), 503
     if body["workers"] == 0:
         body["status"] = "unavailable"
-        return jsonify(schemas.HEALTH.dump(body)), 503
-    return jsonify(schemas.HEALTH.dump(body))
+    return body
 
 
 def _redis_round_trip_and_workers(redis: Redis | RedisCluster, queues: Redis, config: Config) -> int:
@@ -71,10 +74,4 @@ def _redis_round_trip_and_workers(redis: Redis | RedisCluster, queues: Redis, co
         _, value, _ = pipe.execute()
     if value != b"1":
         raise RedisError("a key written could not be read back")
-    now = datetime.now(UTC)
-    workers = Worker.all(queue=Queue(config.BOT_QUEUE, connection=queues))
-    return sum(
-        1 for worker in workers
-        if worker.last_heartbeat is not None
-        and (now - worker.last_heartbeat).total_seconds() <= config.READY_WORKER_SECONDS
-    )
+    return live_workers(queues, config.BOT_QUEUE, config.READY_WORKER_SECONDS)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, g, request
@@ -18,6 +19,8 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from redis.exceptions import RedisError
 
 from api.runtime.metrics import LATENCY, RATE_LIMITED, REQUESTS, SharedCollector
@@ -68,21 +71,38 @@ def metrics() -> Response:
 
     Requests and latency by route and 429s (this host's web processes, added up); moves
     applied, matches by status, bot queue depth, bot-turn latency, search iterations and
-    seconds, recovered bot turns (the whole deployment, counted in Redis).
+    seconds, recovered and failed bot turns, live bot workers, overdue turns, Redis memory
+    (the whole deployment, counted in Redis); this host's readiness.
     """
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         local = CollectorRegistry()
         multiprocess.MultiProcessCollector(local)  # type: ignore[no-untyped-call]
     else:
         local = REGISTRY
+    from api.web.health import readiness
+
     shared = CollectorRegistry(auto_describe=False)
     shared.register(current_app.extensions["coven.metrics"])
+    ready = CollectorRegistry(auto_describe=False)
+    ready.register(_Ready(readiness()["status"] == "ok"))
     try:
         body = generate_latest(local) + generate_latest(shared)
     except RedisError:
         body = generate_latest(local)  # request metrics still tell what is going on
+    body += generate_latest(ready)
     return Response(body, mimetype=CONTENT_TYPE_LATEST.split(";")[0],
                     headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+class _Ready(Collector):
+    """This host's readiness, as /readyz would answer now."""
+
+    def __init__(self, ready: bool):
+        self.ready = ready
+
+    def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily("coven_ready", "1 when /readyz answers 200 (Redis writable, a bot worker "
+                                "alive), else 0", value=1.0 if self.ready else 0.0)
 
 
 def _policy_of(response: Response) -> str:
