@@ -11,7 +11,7 @@ from flask import current_app, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import UnsupportedMediaType
 
-from api.service import MatchService
+from api.service import Caller, MatchService, tickets
 from api.service.errors import Unauthorized
 from api.web.errors import BadRequestBody, QueryError
 from api.web.loading import Load, compile_load
@@ -92,6 +92,15 @@ def bearer_token() -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("use 'Authorization: Bearer <seat token>'")
     return token.strip()
+
+
+def follower(svc: MatchService, match_id: str) -> Caller:
+    """Who a stream or a socket follows the match as: the seat of its `ticket` (a browser cannot
+    send Authorization there), else its bearer token's, else a spectator."""
+    ticket = request.args.get("ticket")
+    if ticket is not None:
+        return tickets.caller_of_ticket(svc, match_id, ticket)
+    return svc.caller(match_id, bearer_token())
 
 
 def if_match_version() -> int | None:

@@ -16,6 +16,7 @@ from api.web.http import (
     bearer_token,
     client_socket,
     etag,
+    follower,
     idempotency_key,
     if_match_version,
     last_event_version,
@@ -377,11 +378,7 @@ def events(match_id: str) -> Response:
     POST /v1/matches/{id}/stream-ticket (single-use, short-lived).
     """
     svc = service()
-    ticket = request.args.get("ticket")
-    if ticket is not None:
-        caller = tickets.caller_of_ticket(svc, match_id, ticket)
-    else:
-        caller = svc.caller(match_id, bearer_token())
+    caller = follower(svc, match_id)
     last_version = last_event_version()
     if request.args.get("last_event_id"):
         from_query = parse_version(request.args["last_event_id"])

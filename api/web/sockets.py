@@ -18,11 +18,11 @@ from simple_websocket import ConnectionClosed, Server
 from wsproto.events import Ping, TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from api.service import channel, tickets
+from api.service import channel
 from api.web import limits
 from api.web.contract import Auth, Reply, operation
 from api.web.errors import BadRequestBody, QueryError, problem
-from api.web.http import bearer_token, parse_version, service
+from api.web.http import follower, parse_version, service
 
 bp = Blueprint("sockets", __name__, url_prefix="/v1/matches")
 
@@ -81,11 +81,7 @@ def socket(match_id: str) -> Response:
     if not any(name in request.environ for name in ("gunicorn.socket", "werkzeug.socket")):
         raise BadRequestBody("this server cannot hand the connection over to a WebSocket")
     svc = service()
-    ticket = request.args.get("ticket")
-    if ticket is not None:
-        caller = tickets.caller_of_ticket(svc, match_id, ticket)
-    else:
-        caller = svc.caller(match_id, bearer_token())
+    caller = follower(svc, match_id)
     last_version = None
     if "last_version" in request.args:
         last_version = parse_version(request.args["last_version"])
