@@ -237,8 +237,8 @@ def test_a_backup_of_redis_restores_the_matches_at_their_versions(stack: Stack, 
     stack.figures["restore_seconds"] = time.monotonic() - started
     assert view["version"] == saved
     match.view = view
-    match.play_my_turn()
-    assert match.until_my_turn()["version"] > saved + 1
+    match.play_my_turn()  # the restored match plays on (the move may leave the turn with us)
+    assert match.until_my_turn()["version"] >= saved + 1
     stack.wait_healthy(SERVICES)
 
 
