@@ -14,7 +14,7 @@ SAY := @printf 'coven: %s\n'
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install compiled run test strength ladder bench bench-http bench-peers lint openapi docs screenshots clean chromium node deploy-tools wheelhouse
+.PHONY: install compiled run test strength ladder bench bench-http bench-peers lint openapi docs screenshots clean chromium node deploy-tools wheelhouse bench-deploy
 
 install: $(RUN_STAMP)
 
@@ -125,6 +125,11 @@ ladder: compiled
 bench: $(BENCH_STAMP) compiled
 	$(BIN)/python -m bench.search
 	$(BIN)/python -m ai.openspiel --output bench/results/openspiel.json
+
+# The deployment kit's figures (image size, build, start, recoveries after each crash) into
+# bench/results/deploy.json: tests/test_deploy.py, which make test runs without writing them.
+bench-deploy: $(TEST_STAMP) deploy-tools compiled
+	DEPLOY_FIGURES=bench/results/deploy.json $(BIN)/python -m pytest tests/test_deploy.py -s
 
 # The web tier on loopback: waiters held, /healthz and move latency, requests/s against a bare
 # Flask + Redis endpoint, bot-turn latency, Redis bytes per match (a few minutes; bench/results/http.json).
