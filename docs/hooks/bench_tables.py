@@ -127,6 +127,12 @@ def http_table(folder: Path = RESULTS) -> str:
                          f"p50 {value['p50_ms']} ms, p99 {value['p99_ms']} ms ({value['n']} turns)"))
     rows.append(("a person's bot turn among bots-only matches, p50 against idle",
                  f"{b['crowded_over_idle_p50']}×"))
+    if "analyses_over_idle_p99" in b:  # runs since analyses have a queue of their own
+        rows.append(("a person's bot turn with 16 analyses queued, p99 against idle",
+                     f"{b['analyses_over_idle_p99']}× (target ≤ 1.5×)"))
+    if "bot_turns_recovered" in b:  # runs since bot turns are claimed with a lease
+        rows.append(("bot turns recovered, searches run twice (saturated, no kill)",
+                     f"{b['bot_turns_recovered']}, {b['bot_turns_duplicate_searches']} (target 0, 0)"))
     for status in ("active", "finished"):
         parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
         rows.append((f"Redis per {status} match ({m['game']})", f"{m[f'{status}_bytes']:,} bytes ({parts})"))
