@@ -644,7 +644,9 @@ def phase_bots(ports: dict[str, Any], seconds: float, level: str, crowd: int) ->
     # the whole phase saturated the workers and nothing was killed: no turn may have been queued twice
     from redis import Redis
 
-    counted = Redis.from_url(ports["redis_url"]).hgetall("coven:metrics")
+    from api.runtime.metrics import METRICS_KEY
+
+    counted = Redis.from_url(ports["redis_url"]).hgetall(METRICS_KEY)
     for name in ("recovered", "duplicate_searches"):
         result[f"bot_turns_{name}"] = int(float(counted.get(name.encode(), 0)))
     idle = result["1_matches"]["p50_ms"]

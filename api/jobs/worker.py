@@ -69,7 +69,7 @@ class BotWorker(Worker):
         configure_logging(config.LOG_LEVEL, quiet_redis=True)  # a pool's workers: a process each
         connection = kwargs.get("connection")
         if connection is not None:
-            wait_for_redis(connection)  # a worker started while Redis is away waits, quietly
+            until_redis_answers(connection)  # a worker started while Redis is away waits, quietly
         # A short time to live makes an idle worker's heartbeat frequent enough for /readyz, and
         # a worker busy with a turn sends one every WORKER_MONITOR_SECONDS.
         kwargs.setdefault("worker_ttl", config.WORKER_TTL_SECONDS)
@@ -89,7 +89,7 @@ class BotWorker(Worker):
         super().main_work_horse(job, queue)
 
 
-def wait_for_redis(redis: Redis) -> None:
+def until_redis_answers(redis: Redis) -> None:
     """Return once Redis answers; while it does not, one warning for the whole wait."""
     while True:
         try:
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     workers = config.ANALYSIS_WORKERS if analyses else config.bot_workers
     names = queues_for(config, analyses)
     redis = Redis.from_url(config.queue_redis_url)
-    wait_for_redis(redis)
+    until_redis_answers(redis)
     if workers == 1:  # one worker needs no pool (nor the pool's extra process)
         BotWorker([Queue(name, connection=redis) for name in names], connection=redis).work(logging_level="INFO")
         return
