@@ -3,7 +3,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# what is installed: the server ([embedded]); its tests, linters and docs ([dev,docs]); OpenSpiel ([bench])
+# what is installed: the server ([embedded]); its tests, linters and docs ([dev,docs], and [bench]:
+# OpenSpiel, whose adapter the tests play); OpenSpiel for the benchmarks ([bench])
 RUN_STAMP   := $(VENV)/.installed
 DOCS_STAMP  := $(VENV)/.installed-docs
 TEST_STAMP  := $(VENV)/.installed-test
@@ -33,9 +34,9 @@ $(DOCS_STAMP): $(RUN_STAMP)
 	touch $(DOCS_STAMP)
 
 $(TEST_STAMP): $(RUN_STAMP) clients/python/pyproject.toml
-	$(SAY) "installing the test, lint and docs tools (pytest, Playwright, schemathesis, mypy, ruff, MkDocs) and the official Python client"
-	$(PIP) --progress-bar on -e '.[embedded,dev,docs]' -e clients/python
-	touch $(TEST_STAMP) $(DOCS_STAMP)
+	$(SAY) "installing the test, lint and docs tools (pytest, Playwright, schemathesis, mypy, ruff, MkDocs), OpenSpiel (its adapter is tested) and the official Python client"
+	$(PIP) --progress-bar on -e '.[embedded,dev,docs,bench]' -e clients/python
+	touch $(TEST_STAMP) $(DOCS_STAMP) $(BENCH_STAMP)
 
 $(BENCH_STAMP): $(RUN_STAMP)
 	$(SAY) "installing the benchmark peers (OpenSpiel)"
