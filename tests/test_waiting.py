@@ -107,3 +107,41 @@ def test_waiters_whose_clients_hang_up_are_released_at_once(web: str, redis) -> 
         sock.close()
     # the long-polls asked to wait 30 s and the streams 5 minutes: hanging up ends them now
     assert eventually(lambda: subscriptions(redis, match["id"]) == 0, seconds=5)
+
+
+def test_quiet_followers_read_nothing_from_redis(redis_url: str, redis) -> None:
+    """Idle seats cost nothing but their pings: a quiet event stream or WebSocket channel does not
+    read its match again at each keep-alive (only a notification, or a lost pub/sub connection,
+    makes it read)."""
+    from simple_websocket import Client
+
+    port = free_port()
+    env = {**os.environ, "REDIS_URL": redis_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
+           "SSE_KEEPALIVE_SECONDS": "0.3", "SOCKET_PING_SECONDS": "0.3",
+           **{name: str(value) for name, value in UNTHROTTLED.items()}}
+    env.pop("QUEUE_REDIS_URL", None)
+    env.pop("REDIS_CLUSTER", None)
+    command = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "wsgi:app"]
+    with serving(command, env, port, ready="/healthz") as web:
+        match = duel(web)
+        streams = [socket.create_connection(("127.0.0.1", port), timeout=20) for _ in range(30)]
+        for sock in streams:
+            sock.sendall(f"GET /v1/matches/{match['id']}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        sockets = [Client.connect(f"ws://127.0.0.1:{port}/v1/matches/{match['id']}/socket") for _ in range(30)]
+        try:
+            assert all(json.loads(ws.receive(10))["type"] == "match" for ws in sockets)
+            assert eventually(lambda: subscriptions(redis, match["id"]) == 1)
+            time.sleep(0.5)
+            redis.config_resetstat()
+            time.sleep(2.0)  # some six keep-alives and pings each
+            stats = redis.info("commandstats")
+            pings = sum(1 for ws in sockets if ws.connected)
+        finally:
+            for sock in streams:
+                sock.close()
+            for ws in sockets:
+                ws.close()
+    calls = {name.removeprefix("cmdstat_"): stat["calls"] for name, stat in stats.items()
+             if name not in ("cmdstat_info", "cmdstat_config|resetstat", "cmdstat_config")}
+    assert pings == 30
+    assert sum(calls.values()) <= 5, f"60 quiet followers sent Redis {calls} in 2 s"

@@ -55,6 +55,8 @@ class Config:
     SSE_MAX_SECONDS: float = 300.0
     #: A comment line is sent on an idle event stream this often.
     SSE_KEEPALIVE_SECONDS: float = 15.0
+    #: A quiet WebSocket channel pings its client this often (proxies close silent connections).
+    SOCKET_PING_SECONDS: float = 25.0
     #: A stream ticket (POST /v1/matches/{id}/stream-ticket) must be used within this long.
     STREAM_TICKET_SECONDS: int = 60
     #: RQ queue of the bot turns of matches with a human seat (workers serve it first).

@@ -33,15 +33,13 @@ from api.service.commands import MatchService
 from api.service.errors import ServiceError
 from api.service.model import Loaded
 from api.service.presentation import bot_activity, replayed_views
-from api.service.streams import until_clock_runs_out
+from api.service.streams import quiet, until_clock_runs_out
 from api.store import storage
 from api.store.records import ENDED
 from engine.errors import EngineError
 
 #: Close codes (RFC 6455): normal (the match ended), going away (the server shuts down).
 CLOSE_NORMAL, CLOSE_GOING_AWAY = 1000, 1001
-#: How long a quiet channel sleeps before it pings its client and reads the match again.
-QUIET_SECONDS = 25.0
 #: Problem types, as the HTTP edge writes them (`api.web.errors.PROBLEM_TYPE_BASE`).
 PROBLEM_TYPE_BASE = "https://coven.example/problems/"
 
@@ -203,12 +201,14 @@ def _follow(service: MatchService, channel: Channel, waiter: Any, loaded: Loaded
             channel.send({"type": "reconnect"})
             socket.close(CLOSE_GOING_AWAY, "the server is going away: reconnect with last_version")
             return
-        notes = waiter.wait(until_clock_runs_out(service, loaded, QUIET_SECONDS))
+        notes = waiter.wait(until_clock_runs_out(service, loaded, service.config.SOCKET_PING_SECONDS))
         if not socket.is_open():
             return
         if not notes:
             socket.ping()  # keeps the connection open through proxies; a dead peer fails the send
         bot_moved = any(note.get("kind") == "bot" for note in notes)
+        if quiet(waiter, loaded):
+            continue  # nothing was heard and no clock runs: the match is as it was
         if notes and not bot_moved and not any(_passes(note, channel.sent) for note in notes):
             continue  # this channel's own move, already sent with its answer
         loaded = service.look(match_id)

@@ -28,6 +28,7 @@ from api.service.commands import MatchService
 from api.service.model import Caller, Loaded
 from api.service.presentation import bot_activity, replayed_views
 from api.store import storage
+from api.store.notifications import Waiter
 from api.store.records import ENDED
 
 
@@ -48,7 +49,7 @@ def wait(service: MatchService, caller: Caller, after_version: int, timeout: flo
             if remaining <= 0 or waiter.hung_up() or service.notifications.draining:
                 break
             notes = waiter.wait(until_clock_runs_out(service, loaded, remaining))
-            if not notes or any(_passes(note, after_version) for note in notes):
+            if (not notes and not quiet(waiter, loaded)) or any(_passes(note, after_version) for note in notes):
                 loaded = service.look(match_id)
     return loaded.seen_by(caller.seat)
 
@@ -63,6 +64,13 @@ def until_clock_runs_out(service: MatchService, loaded: Loaded, at_most: float) 
         service.ensure_progress(loaded)
         return at_most
     return min(at_most, left + 0.05)
+
+
+def quiet(waiter: Waiter, loaded: Loaded) -> bool:
+    """Whether a wait heard nothing (no note, no wake: a lost pub/sub connection wakes every
+    waiter) on a match without a running clock: it has not changed, so a waiting seat need not
+    read it again (an idle seat then costs no Redis round trip per quiet spell)."""
+    return waiter.timed_out and loaded.record.deadline is None
 
 
 def sse(event: str | None, data: Any, event_id: int | None = None) -> str:
@@ -114,7 +122,8 @@ def events(service: MatchService, caller: Caller, last_version: int | None,
             if not notes and time.monotonic() - asked >= config.SSE_KEEPALIVE_SECONDS * 0.9:
                 yield ": keep-alive\n\n"
             bot_moved = any(note.get("kind") == "bot" for note in notes)
-            loaded = service.look(match_id)
+            if not quiet(waiter, loaded):
+                loaded = service.look(match_id)
 
 
 def _views_since(service: MatchService, loaded: Loaded, seat: int | None, sent: int) -> Iterator[str]:

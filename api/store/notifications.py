@@ -51,6 +51,7 @@ class Waiter:
         self.ready = threading.Event()  # its channel's subscription is confirmed
         self._gone = False              # its client hung up
         self._woken = False             # woken with no note since its last wait: the next one returns
+        self.timed_out = False          # the last wait ended at its timeout: nothing was heard
         self._client = client
         self._watcher: Any = None
 
@@ -70,7 +71,9 @@ class Waiter:
         self._event.set()
 
     def wait(self, timeout: float) -> list[dict[str, Any]]:
-        """The notes delivered since the last call, waiting up to `timeout` seconds for one."""
+        """The notes delivered since the last call, waiting up to `timeout` seconds for one
+        (`timed_out` then says whether the wait heard nothing at all: no note, no wake)."""
+        self.timed_out = False
         notes = self._take()
         if notes or self._gone or self._woken:
             self._woken = False
@@ -80,11 +83,13 @@ class Waiter:
         if notes or self._woken:
             self._woken = False
             return notes
-        self._event.wait(max(0.0, timeout))
-        self._woken = False
+        heard = self._event.wait(max(0.0, timeout))
+        woken, self._woken = self._woken, False
         if self._watcher is not None and self._event.is_set():
             self._check_hangup()
-        return self._take()
+        notes = self._take()
+        self.timed_out = not (heard or woken or notes)
+        return notes
 
     def _take(self) -> list[dict[str, Any]]:
         notes = []
