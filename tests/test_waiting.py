@@ -145,3 +145,22 @@ def test_quiet_followers_read_nothing_from_redis(redis_url: str, redis) -> None:
              if name not in ("cmdstat_info", "cmdstat_config|resetstat", "cmdstat_config")}
     assert pings == 30
     assert sum(calls.values()) <= 5, f"60 quiet followers sent Redis {calls} in 2 s"
+
+
+def test_the_socket_declines_compression(web: str) -> None:
+    """permessage-deflate is declined: each connection's zlib state would cost ~170 KB of memory,
+    and compressing a few-kilobyte view a third of the CPU of sending it."""
+    match = duel(web)
+    port = int(web.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall((f"GET /v1/matches/{match['id']}/socket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                      "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                      "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(4096)
+            assert chunk, head
+            head += chunk
+    status, *headers = head.split(b"\r\n\r\n")[0].decode().split("\r\n")
+    assert " 101 " in status
+    assert not [line for line in headers if line.lower().startswith("sec-websocket-extensions")]

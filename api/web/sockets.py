@@ -91,13 +91,20 @@ def socket(match_id: str) -> Response:
                         instance=request.path)
     # No ping_interval: simple-websocket's reader then waits in a selector, which under gevent
     # missed data now and then until the next ping (25 s); the channel pings on its quiet wake-ups.
-    server = Server(request.environ, max_message_size=MAX_MESSAGE_BYTES)
+    server = Server(_without_compression(request.environ), max_message_size=MAX_MESSAGE_BYTES)
     # A move's `ack` and its view are two small frames back to back: without TCP_NODELAY, Nagle's
     # algorithm holds the second until the client acknowledges the first (up to its delayed ACK).
     with contextlib.suppress(OSError):
         server.sock.setsockopt(socket_module.IPPROTO_TCP, socket_module.TCP_NODELAY, 1)
     channel.serve(svc, seat, Connection(server), last_version)
     return Handled()
+
+
+def _without_compression(environ: dict[str, Any]) -> dict[str, Any]:
+    """The handshake without the client's offer of permessage-deflate, which simple-websocket
+    would always accept: views are a few kilobytes, and each connection's zlib state cost some
+    170 KB and a third of the CPU of sending (socket.io, boardgame.io's transport, leaves it off too)."""
+    return {name: value for name, value in environ.items() if name != "HTTP_SEC_WEBSOCKET_EXTENSIONS"}
 
 
 def _is_handshake() -> bool:
