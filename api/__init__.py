@@ -61,7 +61,7 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(play.bp)
     app.register_blueprint(guide.bp)
     register_error_handlers(app)
-    logs.init_app(app)  # first, so that even a request refused by a limit has its id
+    logs.init_app(app, config.ACCESS_LOG_SAMPLE)  # first, so that even a request refused by a limit has its id
     if config.METRICS_PORT:
         metrics_port.init_app(app, config.METRICS_PORT)
     metrics.init_app(app, SharedCollector(service.redis, config.BOT_QUEUE, storage.STATUS_INDEXES,

@@ -39,6 +39,18 @@ def test_access_line_per_request_with_its_id(client, caplog) -> None:
     assert all(r.duration_ms >= 0 for r in lines)
 
 
+def test_access_lines_sampled_keep_every_error(app_with, caplog) -> None:
+    """ACCESS_LOG_SAMPLE=0: no line for a quick success, one for every error."""
+    client = app_with(ACCESS_LOG_SAMPLE=0.0).test_client()
+    caplog.set_level(logging.INFO, logger="coven.access")
+    for _ in range(20):
+        assert client.get("/v1/games/cube").status_code == 200
+    assert client.get("/v1/matches/nope").status_code == 404
+    assert client.post("/v1/matches", json={"game": "nope"}).status_code == 422
+    lines = [r for r in caplog.records if r.name == "coven.access"]
+    assert [r.status for r in lines] == [404, 422]
+
+
 def test_logs_are_json_lines_carrying_the_request_id(app) -> None:
     from api.runtime.logs import RequestContext, configure_logging
 

@@ -94,6 +94,9 @@ class Config:
     WORKER_TTL_SECONDS: int = 20
     #: Level of the JSON logs (DEBUG, INFO, WARNING, ERROR).
     LOG_LEVEL: str = "INFO"
+    #: The share (0 to 1) of answered requests that get an access line: every refused or failed
+    #: one (status 400 and up) and every slow one (a second or more) gets one whatever this says.
+    ACCESS_LOG_SAMPLE: float = 1.0
     #: Rate limits on (Flask-Limiter, counters in REDIS_URL's Redis, shared by every web process).
     RATE_LIMITS_ENABLED: bool = True
     #: Match creations per client address (limits' syntax: "N/unit", several joined by ";").

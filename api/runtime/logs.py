@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import re
 import sys
 import time
@@ -120,8 +121,13 @@ def new_request_id() -> str:
     return raw.hex()
 
 
-def init_app(app: Flask) -> None:
-    """Give every request an id and log one access line when it is answered."""
+#: A request this slow always gets its access line, whatever the sample (ACCESS_LOG_SAMPLE).
+SLOW_REQUEST_SECONDS = 1.0
+
+
+def init_app(app: Flask, sample: float = 1.0) -> None:
+    """Give every request an id and log an access line when it is answered: for every request,
+    or for a `sample` share of the successful, quick ones (errors and slow requests always)."""
 
     @app.before_request
     def assign_request_id() -> None:
@@ -136,14 +142,18 @@ def init_app(app: Flask) -> None:
         if not access_log.isEnabledFor(logging.INFO):
             return response
         started = g.get("access_started")
-        method, path, status = request.method, request.path, response.status_code
+        duration = time.perf_counter() - started if started else None
+        status = response.status_code
+        if sample < 1.0 and status < 400 and (duration or 0.0) < SLOW_REQUEST_SECONDS and random.random() >= sample:
+            return response
+        method, path = request.method, request.path
         fields = {
             "request_id": request_id,
             "method": method,
             "route": request.url_rule.rule if request.url_rule is not None else None,
             "path": path,
             "status": status,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+            "duration_ms": round(duration * 1000, 2) if duration is not None else None,
             "client": request.remote_addr,
         }
         handler = _sole_handler()
