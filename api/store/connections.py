@@ -76,7 +76,8 @@ def notification_redis(config: Config) -> Redis:
 
     No retries and no health-check PINGs of redis-py's own: the reader (`api.store.notifications`)
     reconnects and resubscribes itself, and only waiters write on that connection."""
-    return Redis.from_url(config.REDIS_URL, socket_keepalive=True, retry=Retry(NoBackoff(), 0))
+    tcp = not config.REDIS_URL.startswith("unix:")
+    return Redis.from_url(config.REDIS_URL, retry=Retry(NoBackoff(), 0), **({"socket_keepalive": True} if tcp else {}))
 
 
 def queue_redis(config: Config) -> Redis:

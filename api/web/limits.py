@@ -118,6 +118,8 @@ def _storage_uri(config: Config) -> str:
     """Where the counters live: the matches' Redis (a cluster one in the `limits` library's words)."""
     if config.REDIS_CLUSTER:
         return "redis+cluster://" + config.REDIS_URL.split("://", 1)[1].split("/", 1)[0]
+    if config.REDIS_URL.startswith("unix://"):
+        return "redis+unix://" + config.REDIS_URL.removeprefix("unix://")
     return config.REDIS_URL
 
 
