@@ -8,6 +8,9 @@ with its in-memory and its FlatFile store, running the 2-player trick-taking gam
 durable redis-server: append-only file fsynced every second), rate limits off, two-seat witches,
 on each transport it offers: WebSocket, Server-Sent Events + POST, long-poll + POST.
 
+Then idle seats: 10,000 followers (`--idle`) on each transport, every wait at its full length, for a
+minute: the server's cores and memory, and /healthz timed meanwhile.
+
 Measured per run: moves/s (moves the other seat saw), move-to-other-seat latency p50/p99, server
 CPU per move (the server's processes; Coven's include redis-server), and, apart, memory per live
 match (boardgame.io's live heap, Coven's Redis used_memory, over 200 new matches). Rounds go
@@ -39,6 +42,8 @@ PEER = ROOT / "bench" / "peers" / "boardgameio"
 RESULTS = ROOT / "bench" / "results" / "peers.json"
 COVEN_TRANSPORTS = ("coven-ws", "coven-sse", "coven-longpoll")
 PEERS = ("bgio-memory", "bgio-flatfile")
+#: Transports whose idle seats are measured (idle.js's names).
+IDLE_TRANSPORTS = ("ws", "sse", "longpoll")
 MEMORY_MATCHES = 200
 
 
@@ -153,6 +158,20 @@ def drive(stack: Stack, system: str, matches: int, seconds: float) -> dict[str, 
     return result
 
 
+def idle_seats(stack: Stack, transport: str, followers: int, seconds: float) -> dict[str, Any]:
+    """`followers` seats following quiet matches on one transport (`bench/peers/boardgameio/idle.js`):
+    the server's cores and memory while they wait, and /healthz timed meanwhile; every wait at
+    its full length, none staggered."""
+    pids = ",".join(str(pid) for pid in stack.pids["coven-ws"])
+    run = subprocess.run(["node", "idle.js", stack.urls["coven"], transport, str(followers), str(seconds), pids],
+                         cwd=PEER, capture_output=True, text=True, timeout=seconds + 300)
+    lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        raise SystemExit(f"idle.js failed on {transport}: {run.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
 def memory_per_match(stack: Stack) -> dict[str, float]:
     """Bytes one new, started match adds: boardgame.io's live heap (after a full collection), Coven's
     Redis used_memory (everything a match keeps: the web processes keep nothing)."""
@@ -221,13 +240,17 @@ def main() -> None:
     parser.add_argument("--sizes", type=lambda text: [int(n) for n in text.split(",")])
     parser.add_argument("--seconds", type=float)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--idle", type=int, help="idle followed seats per transport (default 10,000; --quick: 2,000)")
+    parser.add_argument("--idle-seconds", type=float, default=60.0, help="how long they are watched (> 2 pings)")
     args = parser.parse_args()
+    idle_followers = args.idle if args.idle is not None else (2000 if args.quick else 10000)
     sizes = args.sizes or ([1, 8, 64] if args.quick else [1, 8, 64, 500])
     seconds = args.seconds or (4.0 if args.quick else 6.0)
     systems = [*PEERS, *COVEN_TRANSPORTS]
     ensure_node()
     stack = Stack()
     runs: list[dict[str, Any]] = []
+    idle: list[dict[str, Any]] = []
     loads = [load_average()]
     started = time.time()
     try:
@@ -245,15 +268,21 @@ def main() -> None:
                           f"cpu {_ms(result['cpu_ms_per_move'])}/move  errors {result['errors']}", flush=True)
                 loads.append(load_average())
         memory = memory_per_match(stack)
+        for transport in IDLE_TRANSPORTS:
+            idle.append(idle_seats(stack, transport, idle_followers, args.idle_seconds))
+            loads.append(load_average())
+            print(f"idle {transport:9} {idle[-1]}", flush=True)
     finally:
         stack.stop()
-    table = _write(runs, sizes, seconds, args, loads, started, memory, partial=False)
+    table = _write(runs, sizes, seconds, args, loads, started, memory, partial=False, idle=idle)
     print_table(table, sizes, memory)
+    print_idle(idle)
     print(f"load average during the run (1 min): {[load[0] for load in loads]}")
 
 
 def _write(runs: list[dict[str, Any]], sizes: list[int], seconds: float, args: argparse.Namespace,
-           loads: list[list[float]], started: float, memory: dict[str, float], partial: bool) -> dict[str, Any]:
+           loads: list[list[float]], started: float, memory: dict[str, float], partial: bool,
+           idle: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """bench/results/peers.json (after every run too, marked partial: a stopped run keeps its figures)."""
     table = ratios(runs, [*PEERS, *COVEN_TRANSPORTS], sizes, args.rounds)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
@@ -264,7 +293,7 @@ def _write(runs: list[dict[str, Any]], sizes: list[int], seconds: float, args: a
                     "load_average_1_5_15": loads},
         "settings": {"sizes": sizes, "seconds": seconds, "rounds": args.rounds, "quick": args.quick,
                      "boardgame.io": "0.50.2", "coven_game": "witches, 2 human seats"},
-        "runs": runs, "ratios": table, "memory_bytes_per_match": memory,
+        "runs": runs, "ratios": table, "memory_bytes_per_match": memory, "idle": idle or [],
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
@@ -290,6 +319,15 @@ def print_table(table: dict[str, Any], sizes: list[int], memory: dict[str, float
     print(f"\nmemory per new match: Coven {in_redis:,.0f} B in Redis; boardgame.io in-memory "
           f"{memory['bgio-memory']:,.0f} B of heap ({in_redis / max(memory['bgio-memory'], 1):.2f}×), FlatFile "
           f"{memory['bgio-flatfile']:,.0f} B")
+
+
+def print_idle(idle: list[dict[str, Any]]) -> None:
+    """Idle seats per transport: the server's cores and memory, /healthz meanwhile."""
+    print("\n| idle followed seats | open | server cores | server memory | /healthz p50 / p99 |")
+    print("|---|---|---|---|---|")
+    for run in idle:
+        print(f"| {run['followers']:,} on {run['transport']} | {run['open']:,} | {run['server_cores']:.3f} | "
+              f"{run['server_rss_mb']:,.0f} MB | {run['healthz_p50_ms']:.1f} / {run['healthz_p99_ms']:.1f} ms |")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // Idle followed seats: K clients follow matches where nothing happens, on one transport, while the
 // server's CPU is read and /healthz is timed. Usage:
-//   node idle.js URL ws|longpoll K SECONDS PIDS
-// longpoll: every wait at its full length (30 s), all issued at once and re-issued as they answer.
+//   node idle.js URL ws|sse|longpoll K SECONDS PIDS
+// ws: a seat's WebSocket; sse: its event stream, read as it comes; longpoll: every wait at its
+// full length (30 s), all issued at once and re-issued as they answer.
 const fs = require('fs');
 const WebSocket = require('ws');
 const [base, transport, kArg, secondsArg, pidsArg] = process.argv.slice(2);
@@ -42,6 +43,18 @@ async function main() {
       });
       return;
     }
+    if (transport === 'sse') {
+      try {
+        const answer = await fetch(`${base}/v1/matches/${match.id}/events`, { headers: { Accept: 'text/event-stream' } });
+        open += 1;
+        const reader = answer.body.getReader();
+        while (!stop) {
+          const { done } = await reader.read();
+          if (done) break;
+        }
+      } catch (error) { /* counted as not open */ }
+      return;
+    }
     open += 1;
     while (!stop) {
       try {
@@ -66,7 +79,9 @@ async function main() {
   const cores = (cpuSeconds() - cpu0) / seconds;
   health.sort((a, b) => a - b);
   const at = (q) => health[Math.min(health.length - 1, Math.floor(q * health.length))];
-  console.log(JSON.stringify({ transport, followers: K, open, seconds, server_cores: cores,
+  let rssKb = 0;
+  for (const pid of PIDS) rssKb += Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
+  console.log(JSON.stringify({ transport, followers: K, open, seconds, server_cores: cores, server_rss_mb: rssKb / 1024,
     healthz_p50_ms: at(0.5), healthz_p99_ms: at(0.99), healthz_n: health.length }));
   stop = true;
   process.exit(0);
