@@ -166,8 +166,8 @@ def idle_seats(stack: Stack, transport: str, followers: int, seconds: float) -> 
     run = subprocess.run(["node", "idle.js", stack.urls["coven"], transport, str(followers), str(seconds), pids],
                          cwd=PEER, capture_output=True, text=True, timeout=seconds + 300)
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
-    if not lines:
-        raise SystemExit(f"idle.js failed on {transport}: {run.stderr[-2000:]}")
+    if not lines:  # kept in the results, not fatal: the other transports are still measured
+        return {"transport": transport, "followers": followers, "error": run.stderr.strip()[-600:]}
     result: dict[str, Any] = json.loads(lines[-1])
     return result
 
@@ -326,8 +326,16 @@ def print_idle(idle: list[dict[str, Any]]) -> None:
     print("\n| idle followed seats | open | server cores | server memory | /healthz p50 / p99 |")
     print("|---|---|---|---|---|")
     for run in idle:
+        if "error" in run:
+            print(f"| {run['followers']:,} on {run['transport']} | failed: {run['error'].splitlines()[-1]} | | | |")
+            continue
         print(f"| {run['followers']:,} on {run['transport']} | {run['open']:,} | {run['server_cores']:.3f} | "
-              f"{run['server_rss_mb']:,.0f} MB | {run['healthz_p50_ms']:.1f} / {run['healthz_p99_ms']:.1f} ms |")
+              f"{run['server_rss_mb']:,.0f} MB | {run['healthz_p50_ms']:.1f} / {run['healthz_p99_ms']:.1f} ms"
+              f"{_failed_probes(run)} |")
+
+
+def _failed_probes(run: dict[str, Any]) -> str:
+    return f" ({run['healthz_errors']} probes failed)" if run.get("healthz_errors") else ""
 
 
 if __name__ == "__main__":

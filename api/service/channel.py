@@ -49,7 +49,7 @@ class Socket(Protocol):
     `send` on a closed one does nothing (`api.web.sockets` adapts simple-websocket's `Server`)."""
 
     def is_open(self) -> bool: ...
-    def send(self, data: str) -> None: ...
+    def send(self, *messages: str) -> None: ...  # several: in one write
     def ping(self) -> None: ...
     def receive(self, timeout: float | None = None) -> str | bytes | None: ...
     def close(self, reason: int | None = None, message: str | None = None) -> None: ...
@@ -94,22 +94,25 @@ class Channel:
                 return
             caller = loaded.seen_by(self.seat.seat)
             views = self.service.views
-            for view in replayed_views(self.service.store, caller, self.sent):
-                self.socket.send(_frame("match", view.version, views.dump_view(view)))
-            self.socket.send(_frame("match", loaded.record.version, views.body(self.service.store, caller)))
+            frames = [_frame("match", view.version, views.dump_view(view))
+                      for view in replayed_views(self.service.store, caller, self.sent)]
+            frames.append(_frame("match", loaded.record.version, views.body(self.service.store, caller)))
+            self.socket.send(*frames)
             self.sent = loaded.record.version
             self.ended = loaded.record.status in ENDED
 
-    def push_answer(self, body: dict[str, Any]) -> bool:
-        """Send a move's answer (the mover's view) if it is the next version; False when it is not
-        (a version came between: the push loop sends them all in order)."""
+    def answer(self, ref: Any, version: int, body: dict[str, Any]) -> bool:
+        """Send a move's `ack` and, if it is the next version, its answer (the mover's view), in
+        one write; False when a version came between (the push loop sends them all in order)."""
         with self._lock:
-            if body["version"] != self.sent + 1:
-                return bool(body["version"] <= self.sent)
-            self.socket.send(_frame("match", body["version"], body))
-            self.sent = body["version"]
-            self.ended = body["status"] in ENDED
-            return True
+            frames = [jsonio.dumps({"type": "ack", "ref": ref, "version": version})]
+            pushed = body["version"] == self.sent + 1
+            if pushed:
+                frames.append(_frame("match", body["version"], body))
+                self.sent = body["version"]
+                self.ended = body["status"] in ENDED
+            self.socket.send(*frames)
+            return pushed or bool(body["version"] <= self.sent)
 
     # moves ---------------------------------------------------------------------------------
 
@@ -151,8 +154,7 @@ class Channel:
             raise MoveRefused(401, "Invalid seat token", "a spectator's channel takes no moves")
         key = f"ws:{ref}" if isinstance(ref, str) and 0 < len(ref) <= 200 and ref.isprintable() else None
         result = service.play(service.seat_mover(seat.match_id, seat.seat), move, version, False, key)
-        self.send({"type": "ack", "ref": ref, "version": result.version})
-        if not self.push_answer(result.body) or self.ended:
+        if not self.answer(ref, result.version, result.body) or self.ended:
             wake()  # versions came between (the push loop sends them in order), or the match ended
 
     def _refuse(self, ref: Any, status: int, title: str, detail: str, **extra: Any) -> None:

@@ -116,7 +116,7 @@ def _is_handshake() -> bool:
 
 class Connection:
     """simple-websocket's server as the channel's `Socket`: once closed, `receive` answers None
-    and `send` does nothing; frames go out whole (`sendall`)."""
+    and `send` does nothing; frames go out whole (`sendall`), several at once in one write."""
 
     def __init__(self, server: Server):
         self._server = server
@@ -124,17 +124,18 @@ class Connection:
     def is_open(self) -> bool:
         return bool(self._server.connected)
 
-    def send(self, data: str) -> None:
-        self._send(TextMessage(data=data))
+    def send(self, *messages: str) -> None:
+        self._send(*(TextMessage(data=data) for data in messages))
 
     def ping(self) -> None:
         self._send(Ping())
 
-    def _send(self, event: TextMessage | Ping) -> None:
+    def _send(self, *events: TextMessage | Ping) -> None:
+        """The frames of `events` in one write (a move's `ack` and view: one syscall, one packet)."""
         if not self._server.connected:
             return
         try:
-            self._server.sock.sendall(self._server.ws.send(event))
+            self._server.sock.sendall(b"".join(self._server.ws.send(event) for event in events))
         except (OSError, LocalProtocolError):
             self._server.connected = False
 

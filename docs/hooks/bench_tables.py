@@ -23,12 +23,13 @@ def load(folder: Path, name: str) -> dict[str, Any] | None:
 
 def provenance(report: dict[str, Any], name: str) -> str:
     """The line under a table: when, at which commit, on what machine, from which file."""
-    when = (report.get("generated") or report.get("when") or "an unknown date").replace("T", " ")
+    when = (report.get("generated") or report.get("when") or report.get("date") or "an unknown date").replace("T", " ")
     when = when.replace("+00:00", " UTC")
     commit = report.get("commit") or "an unrecorded commit"
     machine = report.get("machine")
-    cores = report.get("cores") or (machine.get("cores") if isinstance(machine, dict) else None)
-    cpu = report.get("cpu") or report.get("processor") or "an unrecorded CPU"
+    cores = report.get("cores") or (machine.get("cores") or machine.get("cpus") if isinstance(machine, dict) else None)
+    cpu = (report.get("cpu") or report.get("processor")
+           or (machine.get("platform") if isinstance(machine, dict) else None) or "an unrecorded CPU")
     python = f", Python {report['python']}" if report.get("python") else ""
     took = f"; the run took {report['seconds']:,} s" if report.get("seconds") else ""
     return (f"*Measured {when}, at commit `{commit}`, on {cpu} ({cores or '?'} cores){python}"
@@ -140,6 +141,51 @@ def http_table(folder: Path = RESULTS) -> str:
     return "\n".join([*out, "", provenance(report, "http.json")])
 
 
+#: bench/peers.py's names of Coven's transports and of boardgame.io's stores, as a reader says them.
+TRANSPORTS = {"coven-ws": "WebSocket", "coven-sse": "event stream + POST", "coven-longpoll": "long-poll + POST"}
+PEER_STORES = {"bgio-memory": "in-memory", "bgio-flatfile": "FlatFile"}
+
+
+def peers_table(folder: Path = RESULTS) -> str:
+    """`make bench-peers`: Coven ÷ boardgame.io per transport and size, memory, idle seats."""
+    report = load(folder, "peers.json")
+    if report is None:
+        return missing("peers.json", "make bench-peers")
+    sizes, ratios = report["settings"]["sizes"], report["ratios"]
+    out = ["| Coven ÷ boardgame.io (mean of the rounds, min–max) | "
+           + " | ".join(f"{size} matches" for size in sizes) + " |", "|---|" + "---|" * len(sizes)]
+    for transport, said in TRANSPORTS.items():
+        for peer, store in PEER_STORES.items():
+            for measure, label in (("moves_per_s", "moves/s"), ("cpu_ms_per_move", "server CPU per move")):
+                cells = []
+                for size in sizes:
+                    cell = ratios.get(f"{transport}/{peer}/{size}/{measure}")
+                    cells.append(f"{cell['mean']:.2f}× ({cell['min']:.2f}–{cell['max']:.2f})" if cell else "—")
+                out.append(f"| {label}, {said} vs {store} | " + " | ".join(cells) + " |")
+    memory = report.get("memory_bytes_per_match") or {}
+    if memory:
+        out += ["", f"Memory per new match: Coven {memory['coven']:,.0f} bytes in Redis; boardgame.io "
+                f"{memory['bgio-memory']:,.0f} bytes of heap in memory ({memory['coven'] / max(memory['bgio-memory'], 1):.2f}×), "
+                f"{memory['bgio-flatfile']:,.0f} with FlatFile."]
+    if report.get("idle"):
+        out += ["", "| idle followed seats | open | server cores | server memory | `/healthz` p50 / p99 |",
+                "|---|---|---|---|---|"]
+        for run in report["idle"]:
+            if "error" in run:
+                out.append(f"| {run['followers']:,} on {run['transport']} | the run failed | | | |")
+                continue
+            failed = f" ({run['healthz_errors']} probes failed)" if run.get("healthz_errors") else ""
+            out.append(f"| {run['followers']:,} on {TRANSPORTS.get('coven-' + run['transport'], run['transport'])} "
+                       f"| {run['open']:,} | {run['server_cores']:.3f} | {run['server_rss_mb']:,.0f} MB "
+                       f"| {run['healthz_p50_ms']:.1f} / {run['healthz_p99_ms']:.1f} ms{failed} |")
+    loads = [load[0] for load in report["machine"].get("load_average_1_5_15", [])]
+    if loads:
+        out += ["", f"Load average (1 min) during the run: {min(loads):.1f} to {max(loads):.1f} on "
+                f"{report['machine'].get('cpus', '?')} cores."]
+    return "\n".join([*out, "", provenance(report, "peers.json")])
+
+
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
-    print("\n\n".join([search_tables(folder), level_table(folder), openspiel_table(folder), http_table(folder)]))
+    print("\n\n".join([search_tables(folder), level_table(folder), openspiel_table(folder), http_table(folder),
+                        peers_table(folder)]))

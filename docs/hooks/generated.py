@@ -55,6 +55,7 @@ MAKERS: dict[str, Callable[[], str]] = {
     "bench-levels": lambda: bench_tables.level_table(ROOT / "bench" / "results"),
     "bench-openspiel": lambda: bench_tables.openspiel_table(ROOT / "bench" / "results"),
     "bench-http": lambda: bench_tables.http_table(ROOT / "bench" / "results"),
+    "bench-peers": lambda: bench_tables.peers_table(ROOT / "bench" / "results"),
 }
 
 

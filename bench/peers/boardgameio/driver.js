@@ -15,6 +15,8 @@ let measuring = false;
 let moves = 0;
 let created = 0;
 let errors = 0;
+const errorKinds = {}; // what the errors were: a problem's status and title, or the failure's name
+function failed(kind) { errors += 1; errorKinds[kind] = (errorKinds[kind] || 0) + 1; }
 const latencies = [];
 
 function cpuSeconds() {
@@ -78,7 +80,7 @@ async function bgioMatch(stop) {
           });
           client.start();
           clients.push(client);
-        }).catch(() => { errors += 1; resolve(); });
+        }).catch(() => { failed("bgio: join"); resolve(); });
       }
     });
     for (const client of clients) client.stop();
@@ -120,13 +122,13 @@ function coven_ws(id, seat, token, onView, stop) {
     const timer = setInterval(() => { if (stop.done) ws.close(); }, 200);
     ws.on('message', (data) => {
       const message = JSON.parse(data);
-      if (message.type === 'error') errors += 1;
+      if (message.type === 'error') failed(`${message.problem.status} ${message.problem.title}`);
       if (message.type !== 'match') return;
       const move = onView(seat, message.view);
       if (move) ws.send(JSON.stringify({ type: 'move', ...move }));
     });
     ws.on('close', () => { clearInterval(timer); resolve(); });
-    ws.on('error', () => { errors += 1; });
+    ws.on('error', (error) => { if (!stop.done) failed(`socket: ${error.message}`); }); // closed by the stop: not an error
   });
 }
 
@@ -134,7 +136,7 @@ async function play(id, token, move) {
   try {
     return await json('POST', `${base}/v1/matches/${id}/moves`, move, token);
   } catch (error) {
-    errors += 1;
+    failed(`move: ${error.message}`.slice(0, 80));
     return null;
   }
 }
@@ -157,12 +159,18 @@ async function coven_sse(id, seat, token, onView, stop, ends) {
   ends.push(() => controller.abort());
   const timer = setInterval(() => { if (stop.done) controller.abort(); }, 200);
   let held = 0;
+  let reader = null;
   try {
     const answer = await fetch(`${base}/v1/matches/${id}/events`, { headers: { Authorization: `Bearer ${token}` }, signal: controller.signal });
+    // A reader, not `for await`: Node 20's fetch body iterator can hang when the stream ends and is
+    // aborted at once (the final view); a pending read() rejects on abort, and cancel() is not awaited.
+    reader = answer.body.getReader();
     const decoder = new TextDecoder();
     let buffer = '';
-    for await (const chunk of answer.body) {
-      buffer += decoder.decode(chunk, { stream: true });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
       let end;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const event = buffer.slice(0, end);
@@ -171,25 +179,32 @@ async function coven_sse(id, seat, token, onView, stop, ends) {
         const view = JSON.parse(event.slice(event.indexOf('data: ') + 6));
         if (view.version <= held) continue; // the mover's answer already had it
         held = view.version;
-        const move = onView(seat, view);
-        if (view.status !== 'active') { controller.abort(); break; }
-        if (move) {
-          const played = await play(id, token, move);
-          if (played && played.version > held) { held = played.version; const next = onView(seat, played); if (next) await play(id, token, next); }
+        let next = onView(seat, view);
+        if (view.status !== 'active') return;
+        // The mover's answer is its next view: while it is still this seat's turn (a trick won, then
+        // a lead), play on from the answers; the stream's copies of those versions are skipped.
+        while (next) {
+          const played = await play(id, token, next);
+          if (!played || played.version <= held) break;
+          held = played.version;
+          next = onView(seat, played);
+          if (played.status !== 'active') return;
         }
       }
     }
   } catch (error) {
-    if (error.name !== 'AbortError') errors += 1;
+    if (error.name !== 'AbortError') failed(`stream: ${error.name}`);
   } finally {
     clearInterval(timer);
+    controller.abort();
+    if (reader) reader.cancel().catch(() => {});
   }
 }
 
 async function main() {
   const stop = { done: false };
   const run = target === 'bgio' ? bgioMatch : (s) => covenMatch(s, target.slice('coven-'.length));
-  const loops = Array.from({ length: MATCHES }, () => run(stop).catch((error) => { errors += 1; console.error(String(error)); }));
+  const loops = Array.from({ length: MATCHES }, () => run(stop).catch((error) => { failed(`match: ${error.name}`); console.error(String(error)); }));
   // Every match created and joined (its seats connecting), then a second more: the window measures play, not setup.
   const setupDeadline = performance.now() + 120000;
   while (created < MATCHES && performance.now() < setupDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -206,7 +221,7 @@ async function main() {
   latencies.sort((a, b) => a - b);
   const at = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : null);
   console.log(JSON.stringify({ target, matches: MATCHES, moves, seconds, moves_per_s: moves / seconds, p50_ms: at(0.5),
-    p99_ms: at(0.99), server_cpu_s: cpu, cpu_ms_per_move: moves ? (1000 * cpu) / moves : null, created, errors }));
+    p99_ms: at(0.99), server_cpu_s: cpu, cpu_ms_per_move: moves ? (1000 * cpu) / moves : null, created, errors, error_kinds: errorKinds }));
   process.exit(0);
 }
 

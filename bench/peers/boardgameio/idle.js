@@ -69,10 +69,15 @@ async function main() {
   const cpu0 = cpuSeconds();
   const t0 = performance.now();
   const health = [];
+  let healthErrors = 0;
   while (performance.now() - t0 < SECONDS * 1000) {
     const started = performance.now();
-    await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
-    health.push(performance.now() - started);
+    try {
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+      health.push(performance.now() - started);
+    } catch (error) {
+      healthErrors += 1; // a refused or reset connection: counted, and the probe goes on
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -82,7 +87,7 @@ async function main() {
   let rssKb = 0;
   for (const pid of PIDS) rssKb += Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
   console.log(JSON.stringify({ transport, followers: K, open, seconds, server_cores: cores, server_rss_mb: rssKb / 1024,
-    healthz_p50_ms: at(0.5), healthz_p99_ms: at(0.99), healthz_n: health.length }));
+    healthz_p50_ms: at(0.5), healthz_p99_ms: at(0.99), healthz_n: health.length, healthz_errors: healthErrors }));
   stop = true;
   process.exit(0);
 }
