@@ -19,6 +19,7 @@ It ends after the ended match's final view, or after SSE_MAX_SECONDS.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -31,17 +32,22 @@ from api.store import storage
 from api.store.notifications import Waiter
 from api.store.records import ENDED
 
+#: A long-poll that hears nothing answers after 85-100% of its `wait`, drawn at random: thousands
+#: of waits asked at once (a crowd of clients started together) then come back spread over
+#: seconds instead of in one instant, and so do their next polls.
+LONG_POLL_SPREAD = 0.15
+
 
 def wait(service: MatchService, caller: Caller, after_version: int, timeout: float,
          client: Any = None) -> Caller:
     """The match, seen by the same caller, as soon as its version passes `after_version`, or
-    after `timeout` seconds (or at once when the client hangs up: nobody reads the answer then,
-    or when the process shuts down: the client polls again)."""
+    after about `timeout` seconds (see LONG_POLL_SPREAD; at once when the client hangs up:
+    nobody reads the answer then, or when the process shuts down: the client polls again)."""
     match_id = caller.record.id
     if caller.record.version > after_version or timeout <= 0:
         return caller
     service.ensure_progress(caller)
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout * (1.0 - LONG_POLL_SPREAD * random.random())
     with service.notifications.listen(storage.channel_for(match_id), client) as waiter:
         loaded = service.look(match_id)  # a change made before the subscription was confirmed
         while loaded.record.version <= after_version:

@@ -182,7 +182,8 @@ def show(match_id: str) -> Response:
 
     With a seat token: that seat's view, and its legal moves when it is to act. Without:
     the spectator view. With `after_version=N`, the answer comes as soon as the version
-    passes N, or after `wait` seconds (default and maximum 30).
+    passes N, or after `wait` seconds (default and maximum 30; a wait that sees no change ends
+    after 85-100% of it, at random, so that many clients' polls spread out).
     """
     query = load_query(schemas.MATCH_QUERY)
     svc = service()

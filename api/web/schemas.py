@@ -164,7 +164,9 @@ class MatchQuerySchema(Schema):
 
     after_version = fields.Integer(validate=validate.Range(0), metadata=_doc("return once the version passes this", 3))
     wait = fields.Float(
-        validate=validate.Range(0), metadata=_doc("seconds to wait at most (capped at LONG_POLL_MAX_SECONDS, 30)", 25)
+        validate=validate.Range(0), metadata=_doc("seconds to wait at most (capped at LONG_POLL_MAX_SECONDS, 30); a wait that "
+                                           "sees no change answers after 85-100% of it, at random, which spreads "
+                                           "the polls of many clients", 25)
     )
 
 
