@@ -26,7 +26,7 @@ export async function call(method, path, { body, token, headers = {} } = {}) {
   return data;
 }
 
-const ENDED = new Set(["finished", "cancelled", "abandoned"]);
+const ENDED = new Set(["finished", "cancelled"]);
 /** Connections in a row that fail to open before the socket is given up for the event stream
  * (at once when it never opened: the server or a proxy before it does not speak WebSocket). */
 const SOCKET_TRIES = 3;
