@@ -250,6 +250,8 @@ export class SeatSocket {
     url += `?ticket=${encodeURIComponent(await this.seat.ticket())}`;
     if (this.lastVersion !== undefined) url += `&last_version=${this.lastVersion}`;
     const ws = new this.WebSocketClass(url);
+    // from the start: the first view may come in the same read as the handshake's answer
+    ws.onmessage = (event) => this.take(typeof event.data === "string" ? event.data : String(event.data));
     await new Promise<void>((resolve, reject) => {
       const refused = () => reject(new SocketUnavailable(`the match's socket cannot be opened (${url.split("?")[0]})`));
       ws.onopen = () => resolve();
@@ -262,7 +264,6 @@ export class SeatSocket {
     }
     this.ws = ws;
     ws.onerror = null;
-    ws.onmessage = (event) => this.take(typeof event.data === "string" ? event.data : String(event.data));
     ws.onclose = () => {
       if (this.ws === ws) this.ws = undefined;
       if (!this.ended && !this.closed) void this.reopen();
