@@ -100,6 +100,47 @@ def test_a_cut_socket_is_reopened_from_the_last_version_and_its_unanswered_move_
     assert len(mine) == len(set(refs)), "a move sent twice was played twice"
 
 
+def test_an_asyncio_session_reopens_a_cut_socket_and_plays_on(live_api: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from coven.channel import AsyncSeatSocket
+
+    opened_from: list[int | None] = []
+    open_socket, send = AsyncSeatSocket.open, AsyncSeatSocket._send
+    cut = False
+
+    async def opening(self: AsyncSeatSocket) -> None:
+        opened_from.append(self.frames.last_version)
+        await open_socket(self)
+
+    async def sending(self: AsyncSeatSocket, frame: str) -> None:
+        nonlocal cut
+        await send(self, frame)
+        if not cut and self.connection is not None:
+            cut = True  # the first move went out; its answer is lost with the connection
+            self.connection.transport.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+
+    monkeypatch.setattr(AsyncSeatSocket, "open", opening)
+    monkeypatch.setattr(AsyncSeatSocket, "_send", sending)
+
+    async def play() -> tuple[list[int], coven.MatchView, int, int]:
+        async with AsyncSession(live_api, retry=RetryPolicy(base=0.01)) as session:
+            match = await session.play_against("cube", level="random")
+            versions, played = [], 0
+            async for view in match.views():
+                versions.append(view["version"])
+                if coven.session.is_my_turn(view):
+                    await match.play(view["legal_moves"][0])
+                    played += 1
+            log = await session.call("GET", f"/v1/matches/{match.id}/log", token=match.token)
+            mine = sum(entry["seat"] == 0 and not entry["chance"] for entry in log["entries"])
+            return versions, match.view, played, mine
+
+    versions, final, played, mine = asyncio.run(play())
+    assert final["status"] == "finished" and cut
+    assert versions == list(range(versions[0], versions[-1] + 1)), "a version was skipped or repeated"
+    assert opened_from[0] is None and len(opened_from) == 2 and opened_from[1] is not None
+    assert mine == played, "the move sent again was played twice"
+
+
 def test_a_move_refused_on_the_socket_is_the_same_exception(live_api: str) -> None:
     with Session(live_api) as session:
         match = session.play_against("witches", level="random")
