@@ -195,6 +195,37 @@ def click_cube_move(page) -> None:
     page.locator(".turn .actions button").first.click()
 
 
+class Traffic:
+    """What a page sends: its HTTP requests, and the moves it sends on its match's WebSockets."""
+
+    def __init__(self, page):
+        self.requests: list[tuple[str, str]] = []
+        self.sockets: list[str] = []
+        self.moves: list[dict] = []
+        page.on("request", lambda request: self.requests.append((request.method, request.url)))
+        page.on("websocket", self._opened)
+
+    def _opened(self, socket) -> None:
+        self.sockets.append(socket.url)
+        socket.on("framesent", self._sent)
+
+    def _sent(self, payload) -> None:
+        message = json.loads(payload)
+        if message.get("type") == "move":
+            self.moves.append(message)
+
+    def waits(self) -> list[tuple[str, str]]:
+        """Requests that moved a match or waited for one: moves posted, streams, long-polls."""
+        return [(method, url) for method, url in self.requests
+                if (method == "POST" and url.endswith("/moves")) or "/events" in url or "wait=" in url]
+
+    def carried_by_the_socket(self, made: int) -> None:
+        """Every move went out on the socket, with a ref, and no request waited or posted a move."""
+        assert self.sockets and all("/socket" in url for url in self.sockets), self.sockets
+        assert not self.waits(), f"requests the socket should have spared: {self.waits()}"
+        assert len(self.moves) >= made > 0 and all(move["ref"] for move in self.moves)
+
+
 # --- /docs -------------------------------------------------------------------------------------------
 
 
@@ -230,6 +261,7 @@ def test_docs_lists_every_operation_and_tries_the_catalog(pages: Pages, live_api
 
 def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
     page = pages.new()
+    traffic = Traffic(page)
     create_match(page, "witches", ["you", "easy"])
     assert page.locator(".wheel .ranking").inner_text().startswith("Wheel (decreasing)")
     decisions = 0
@@ -242,7 +274,8 @@ def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
                 shoot(page, "witches-trump-decision.png")
         click_witches_move(page)
 
-    play_to_end(page, choose, shot="witches", shot_after=6)
+    made = play_to_end(page, choose, shot="witches", shot_after=6)
+    traffic.carried_by_the_socket(made)
     assert decisions, "never offered the trump decision after a won trick"
     finished(page)
     assert EXPLAINED["witches"]["hands_empty"] in status(page)
@@ -348,7 +381,7 @@ def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
     shoot(page, "bot-thinking.png", full_page=False)
 
 
-def play_enchanters(page) -> tuple[str, int]:
+def play_enchanters(page, traffic: Traffic) -> tuple[str, int]:
     """A match against a random bot that keeps Air Enchanters and gathers with them as soon as
     it can (then with anything); returns the match and how many Air gatherings it made."""
     match_id = create_match(page, "enchanters", ["you", "random"])
@@ -392,17 +425,19 @@ def play_enchanters(page) -> tuple[str, int]:
         page.locator(".all-moves summary").click()
         page.locator(".all-moves button").first.click()
 
-    play_to_end(page, choose, shot="enchanters", shot_after=12)
+    made = play_to_end(page, choose, shot="enchanters", shot_after=12)
+    traffic.carried_by_the_socket(made)
     finished(page)
     return match_id, air_gatherings
 
 
 def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages) -> None:
     page = pages.new()
+    traffic = Traffic(page)
     # This policy gathers with an Air Enchanter in about 99% of matches (simulated over 200):
     # three tries make a miss a one-in-a-million event, never a flaky test.
     for _ in range(3):
-        match_id, air_gatherings = play_enchanters(page)
+        match_id, air_gatherings = play_enchanters(page, traffic)
         if air_gatherings:
             break
     assert air_gatherings >= 1, "no gathering with an Air Enchanter came up in three matches"
@@ -413,11 +448,69 @@ def test_enchanters_with_a_gathering_built_around_an_air_enchanter(pages: Pages)
 
 def test_cube_against_a_random_bot_to_the_end(pages: Pages) -> None:
     page = pages.new()
+    traffic = Traffic(page)
     create_match(page, "cube", ["you", "random"])
-    play_to_end(page, click_cube_move, shot="cube", shot_after=9)
+    made = play_to_end(page, click_cube_move, shot="cube", shot_after=9)
+    traffic.carried_by_the_socket(made)
     finished(page)
     assert EXPLAINED["cube"]["object_unavailable"] in status(page)
     shoot(page, "cube-end.png")
+
+
+def test_a_dropped_socket_is_reopened_from_the_last_version_and_the_match_plays_on(pages: Pages) -> None:
+    page = pages.new()
+    traffic = Traffic(page)
+    opened: list[tuple[str, object, object]] = []  # each connection: its URL, the page's side, the server's
+
+    def through(route) -> None:
+        opened.append((route.url, route, route.connect_to_server()))  # frames pass both ways
+
+    page.route_web_socket(re.compile(r"/socket(\?|$)"), through)
+    create_match(page, "witches", ["you", "random"])
+    for _ in range(2):
+        assert wait_for_turn(page)
+        before = version(page)
+        click_witches_move(page)
+        moved(page, before)
+    held = version(page)
+    url, to_page, to_server = opened[-1]
+    assert "last_version" not in url
+    to_server.close()  # the connection is cut on both sides, as a proxy or a dying server would
+    to_page.close(code=1011, reason="dropped")
+    for _ in range(100):
+        if len(opened) > 1:
+            break
+        page.wait_for_timeout(100)
+    assert len(opened) == 2, "the page did not open its socket again"
+    assert "last_version=" in opened[1][0], opened[1][0]
+    assert int(opened[1][0].split("last_version=")[1].split("&")[0]) >= held  # what it had, not from scratch
+    made = play_to_end(page, click_witches_move)
+    assert made > 0
+    finished(page)
+    assert not traffic.waits(), traffic.waits()
+
+
+def test_without_a_socket_the_page_follows_the_event_stream_and_posts_its_moves(pages: Pages) -> None:
+    from tests.conftest import free_port
+
+    page = pages.new()
+    # every WebSocket the page opens goes to a port nobody listens on, as through a proxy that
+    # does not pass WebSockets: the page falls back to the event stream and POST /moves
+    page.add_init_script(f"""(() => {{
+        const Real = window.WebSocket;
+        window.WebSocket = class extends Real {{
+            constructor(url, protocols) {{ super(url.replace(/\\/\\/[^/]+/, "//127.0.0.1:{free_port()}"), protocols); }}
+        }};
+    }})()""")
+    traffic = Traffic(page)
+    create_match(page, "cube", ["you", "random"])
+    made = play_to_end(page, click_cube_move)
+    finished(page)
+    posted = [url for method, url in traffic.requests if method == "POST" and url.endswith("/moves")]
+    assert len(posted) == made > 0 and not traffic.moves
+    assert any("/events?ticket=" in url for _, url in traffic.requests)
+    # the refused connection is the browser's own console error, the only one allowed here
+    pages.errors[:] = [error for error in pages.errors if "WebSocket connection" not in error]
 
 
 def test_two_people_play_through_the_join_link(pages: Pages) -> None:

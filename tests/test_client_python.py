@@ -1,12 +1,16 @@
 """The official Python client (`clients/python`, package `coven`) against a live server: sync and
-asyncio sessions play every game, a cut stream resumes with Last-Event-ID, a lost answer is retried
-with the same Idempotency-Key, back-off honours Retry-After, problems become exceptions, and the
-`coven` command plays, joins and rates the example bots over HTTP."""
+asyncio sessions play every game over the match's WebSocket (no move posted, no stream opened), a
+cut socket is reopened from the last version and its unanswered move sent again with the same ref,
+a cut stream resumes with Last-Event-ID, a lost answer is retried with the same Idempotency-Key,
+back-off honours Retry-After, problems become exceptions, and the `coven` command plays, joins and
+rates the example bots."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -17,20 +21,142 @@ import httpx
 import pytest
 from coven import AsyncSession, IllegalMove, NotFound, Session
 from coven.bot import load_bot, score_of
+from coven.channel import SeatSocket
 from coven.transport import RetryPolicy
 
 GAMES = ["witches", "cube", "enchanters"]
 
 
+class _Recorded(httpx.HTTPTransport):
+    """Records every HTTP request the session makes (the socket's handshake is not one of them)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[tuple[str, str]] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append((request.method, request.url.path))
+        return super().handle_request(request)
+
+
 @pytest.mark.parametrize("game", GAMES)
-def test_the_example_bot_plays_a_match_to_the_end(live_api: str, game: str) -> None:
-    with Session(live_api) as session:
+def test_the_example_bot_plays_a_match_to_the_end_over_the_socket(live_api: str, game: str) -> None:
+    recorded = _Recorded()
+    bot = load_bot(f"coven.examples.{game}")
+    moves = 0
+
+    def choose(view: coven.MatchView) -> coven.Move:
+        nonlocal moves
+        assert match.socket is not None and match.socket.connection is not None, "not over the socket"
+        moves += 1
+        return bot(view)
+
+    with Session(live_api, client=httpx.Client(base_url=live_api, transport=recorded)) as session:
         match = session.play_against(game, level="random")
         assert match.seat == 0 and match.token
-        final = match.play_with(load_bot(f"coven.examples.{game}"))
+        final = match.play_with(choose)
     assert final["status"] == "finished" and final["game"] == game
     assert final["outcome"] is not None and final["outcome"]["winners"]
     assert final["state"]["game"] == game
+    assert moves > 0 and recorded.requests == [("POST", "/v1/matches")], "moves or waits went over HTTP"
+
+
+def test_a_cut_socket_is_reopened_from_the_last_version_and_its_unanswered_move_sent_again(
+        live_api: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened_from: list[int | None] = []
+    sent: list[dict] = []
+    cuts = 2
+    open_socket, send = SeatSocket.open, SeatSocket._send
+
+    def opening(self: SeatSocket) -> None:
+        opened_from.append(self.frames.last_version)
+        open_socket(self)
+
+    def sending(self: SeatSocket, frame: str) -> None:
+        nonlocal cuts
+        first = json.loads(frame)["ref"] not in {message["ref"] for message in sent}
+        send(self, frame)
+        sent.append(json.loads(frame))
+        if cuts and first and self.connection is not None:
+            cuts -= 1  # the move went out; the connection dies before its answer comes back
+            self.connection.socket.shutdown(socket.SHUT_RDWR)
+
+    monkeypatch.setattr(SeatSocket, "open", opening)
+    monkeypatch.setattr(SeatSocket, "_send", sending)
+    with Session(live_api, retry=RetryPolicy(base=0.01)) as session:
+        match = session.play_against("witches", level="random")
+        versions = []
+        for view in match.views():
+            versions.append(view["version"])
+            if coven.session.is_my_turn(view):
+                match.play(view["legal_moves"][0])
+        log = session.call("GET", f"/v1/matches/{match.id}/log", token=match.token)
+    assert versions == list(range(versions[0], versions[-1] + 1)), "a version was skipped or repeated"
+    assert opened_from[0] is None and len(opened_from) == 3 and all(v is not None for v in opened_from[1:])
+    refs = [message["ref"] for message in sent]
+    resent = [ref for ref in set(refs) if refs.count(ref) == 2]
+    assert len(resent) == 2, "each cut move is sent again, with its own ref"
+    mine = [entry for entry in log["entries"] if entry["seat"] == 0 and not entry["chance"]]
+    assert len(mine) == len(set(refs)), "a move sent twice was played twice"
+
+
+def test_an_asyncio_session_reopens_a_cut_socket_and_plays_on(live_api: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from coven.channel import AsyncSeatSocket
+
+    opened_from: list[int | None] = []
+    open_socket, send = AsyncSeatSocket.open, AsyncSeatSocket._send
+    cut = False
+
+    async def opening(self: AsyncSeatSocket) -> None:
+        opened_from.append(self.frames.last_version)
+        await open_socket(self)
+
+    async def sending(self: AsyncSeatSocket, frame: str) -> None:
+        nonlocal cut
+        await send(self, frame)
+        if not cut and self.connection is not None:
+            cut = True  # the first move went out; its answer is lost with the connection
+            self.connection.transport.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+
+    monkeypatch.setattr(AsyncSeatSocket, "open", opening)
+    monkeypatch.setattr(AsyncSeatSocket, "_send", sending)
+
+    async def play() -> tuple[list[int], coven.MatchView, int, int]:
+        async with AsyncSession(live_api, retry=RetryPolicy(base=0.01)) as session:
+            match = await session.play_against("cube", level="random")
+            versions, played = [], 0
+            async for view in match.views():
+                versions.append(view["version"])
+                if coven.session.is_my_turn(view):
+                    await match.play(view["legal_moves"][0])
+                    played += 1
+            log = await session.call("GET", f"/v1/matches/{match.id}/log", token=match.token)
+            mine = sum(entry["seat"] == 0 and not entry["chance"] for entry in log["entries"])
+            return versions, match.view, played, mine
+
+    versions, final, played, mine = asyncio.run(play())
+    assert final["status"] == "finished" and cut
+    assert versions == list(range(versions[0], versions[-1] + 1)), "a version was skipped or repeated"
+    assert opened_from[0] is None and len(opened_from) == 2 and opened_from[1] is not None
+    assert mine == played, "the move sent again was played twice"
+
+
+def test_a_move_refused_on_the_socket_is_the_same_exception(live_api: str) -> None:
+    with Session(live_api) as session:
+        match = session.play_against("witches", level="random")
+        views = match.views()
+        view = next(v for v in views if coven.session.is_my_turn(v))
+        assert match.socket is not None
+        held = set(view["state"]["hand"])
+        other = next(f"{colour}-{value}" for colour in ("red", "orange", "yellow", "green", "blue", "violet")
+                     for value in range(1, 10) if f"{colour}-{value}" not in held)
+        with pytest.raises(IllegalMove) as illegal:
+            match.play({"type": "play", "card": other})
+        assert illegal.value.status == 422 and illegal.value.rule
+        match.play(view["legal_moves"][0])  # the socket goes on
+        assert next(views)["version"] == view["version"] + 1
+        views.close()
+        assert match.socket is None
 
 
 def test_an_asyncio_session_plays_a_match_to_the_end(live_api: str) -> None:
@@ -40,6 +166,7 @@ def test_an_asyncio_session_plays_a_match_to_the_end(live_api: str) -> None:
 
             async def choose(view: coven.MatchView) -> coven.Move:
                 await asyncio.sleep(0)
+                assert match.socket is not None, "not over the socket"
                 return view["legal_moves"][0]
 
             return await match.play_with(choose)
@@ -86,7 +213,7 @@ class _CutStreams(httpx.HTTPTransport):
 def test_a_cut_stream_resumes_with_last_event_id_and_skips_no_version(live_api: str) -> None:
     transport = _CutStreams(cuts=3)
     client = httpx.Client(base_url=live_api, transport=transport, timeout=40)
-    with Session(live_api, client=client, retry=RetryPolicy(base=0.01)) as session:
+    with Session(live_api, client=client, retry=RetryPolicy(base=0.01), transport="http") as session:
         match = session.play_against("witches", level="random")
         versions = []
         for view in match.views():
@@ -117,7 +244,7 @@ class _LoseFirstMoveAnswer(httpx.HTTPTransport):
 def test_a_lost_answer_is_retried_with_the_same_idempotency_key_and_plays_once(live_api: str) -> None:
     transport = _LoseFirstMoveAnswer()
     client = httpx.Client(base_url=live_api, transport=transport, timeout=40)
-    with Session(live_api, client=client, retry=RetryPolicy(base=0.01)) as session:
+    with Session(live_api, client=client, retry=RetryPolicy(base=0.01), transport="http") as session:
         match = session.play_against("cube", level="random")
         view = next(v for v in match.views() if coven.session.is_my_turn(v))
         answer = match.play(view["legal_moves"][0])

@@ -1,6 +1,8 @@
 """The official TypeScript client (`clients/typescript`) against a live server: its types are
 generated from the served document, it typechecks with `tsc --strict`, and its own tests (node:test,
-run by tsx) play every game through the stream, resume a cut stream and raise problems."""
+run by tsx) play every game over the seat's WebSocket (no move posted, no stream opened), reopen a cut
+socket from the last version and send its unanswered move again, resume a cut event stream and raise
+problems."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def test_the_typescript_client_typechecks_and_passes_its_tests(live_api: str, tm
     ran = subprocess.run([_node_tool("tsx"), "--test", "test/client.test.ts"], capture_output=True, text=True,
                          timeout=900, cwd=work, env={**os.environ, "COVEN_API": live_api})
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    assert "# fail 0" in ran.stdout and "# pass 5" in ran.stdout, ran.stdout
+    assert "# fail 0" in ran.stdout and "# pass 6" in ran.stdout, ran.stdout
 
     # the README's complete match, as written: typechecked strictly, then played to the end
     snippet = (PACKAGE / "README.md").read_text().split("```ts\n", 1)[1].split("```", 1)[0]

@@ -70,4 +70,9 @@ def problem_of(response: httpx.Response) -> Problem:
         document = {"title": response.reason_phrase, "detail": response.text[:500]}
     if not isinstance(document, dict):
         document = {"detail": str(document)}
-    return _BY_STATUS.get(response.status_code, Problem)(response.status_code, document)
+    return problem_from(response.status_code, document)
+
+
+def problem_from(status: int, document: dict[str, Any]) -> Problem:
+    """The exception for a problem+json document (as a socket's `error` message carries it)."""
+    return _BY_STATUS.get(status, Problem)(status, document)

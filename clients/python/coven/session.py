@@ -1,8 +1,10 @@
 """Sessions with a Coven server (sync and asyncio) and the match a seat plays.
 
 A `Session` creates, joins and lists matches; a `Match` is one seat of one match: it follows the
-seat's event stream (resuming with `Last-Event-ID` after a cut), posts moves with the version it
-saw, and plays a whole match with a `choose(view) -> move` function.
+seat over its WebSocket (views pushed, moves sent on it; `coven.channel`) or, when the socket
+cannot be had or with `transport="http"`, over its event stream (resuming with `Last-Event-ID`
+after a cut) with moves posted; each move names the version it was chosen at; `play_with` plays
+a whole match with a `choose(view) -> move` function.
 """
 
 from __future__ import annotations
@@ -12,19 +14,22 @@ import inspect
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import httpx
 
+from coven.channel import ENDED, AsyncSeatSocket, SeatSocket, SocketUnavailable
 from coven.errors import Conflict, CovenError, problem_of
 from coven.models import MatchSummary, MatchView, Move
 from coven.sse import EventParser
 from coven.transport import RetryPolicy, is_retried, new_idempotency_key
 
-ENDED = ("finished", "cancelled")
 #: Reading a stream waits this long for a line (the server sends a keep-alive comment well within it).
 STREAM_READ_SECONDS = 60.0
 
+#: How a match is followed and played: "auto" over its WebSocket when it opens, else as "http"
+#: (the event stream, moves posted).
+Transport = Literal["auto", "http"]
 Choose = Callable[[MatchView], Move]
 AsyncChoose = Callable[[MatchView], Move | Awaitable[Move]]
 
@@ -63,9 +68,10 @@ class Session:
     """A connection to a Coven server: `with Session(url) as coven: coven.play_against(...)`."""
 
     def __init__(self, base_url: str, *, retry: RetryPolicy | None = None,
-                 client: httpx.Client | None = None, timeout: float = 40.0) -> None:
+                 client: httpx.Client | None = None, timeout: float = 40.0, transport: Transport = "auto") -> None:
         self.retry = retry or RetryPolicy()
         self.http = client or httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout)
+        self.transport = transport
 
     def __enter__(self) -> Session:
         return self
@@ -122,13 +128,14 @@ class Session:
 
 
 class Match:
-    """One seat of one match: its latest `view`, its moves, its event stream."""
+    """One seat of one match: its latest `view`, its moves, its socket or event stream."""
 
     def __init__(self, session: Session, granted: dict[str, Any]) -> None:
         self.session = session
         self.token: str | None = granted.pop("token", None)
         self.view: MatchView = cast(MatchView, granted)
         self.id: str = granted["id"]
+        self.socket: SeatSocket | None = None  # while `views()` follows the match over it
 
     @property
     def seat(self) -> int | None:
@@ -139,7 +146,14 @@ class Match:
         return self.view
 
     def play(self, move: Move) -> MatchView:
-        """Post `move` as chosen at the current view's version; the answer is the new view."""
+        """Play `move` as chosen at the current view's version (on the socket `views()` follows,
+        else posted); the answer is the new view."""
+        if self.socket is not None and not self.socket.broken:
+            try:
+                self.view = self.socket.play(move, self.view["version"])
+                return self.view
+            except SocketUnavailable:
+                pass  # posted below, at the same version: played at most once
         self.view = self.session.call("POST", f"/v1/matches/{self.id}/moves",
                                       {"move": move, "version": self.view["version"]}, token=self.token)
         return self.view
@@ -149,9 +163,28 @@ class Match:
         return self.view
 
     def views(self) -> Iterator[MatchView]:
-        """Every version of the match as this seat sees it, from now to its end, none skipped;
-        a cut stream is resumed with `Last-Event-ID`."""
-        last_id: str | None = None
+        """Every version of the match as this seat sees it, from now to its end, none skipped:
+        over the seat's socket, reopened from the last version after a cut; over the event
+        stream when it cannot be had, resumed with `Last-Event-ID`."""
+        last_version: int | None = None
+        if self.session.transport == "auto":
+            socket = SeatSocket(self.session.http.base_url, self.id, self.token, self.session.retry)
+            try:
+                socket.open()
+                self.socket = socket
+                while (view := socket.next_view()) is not None:
+                    self.view = view
+                    yield view
+                return
+            except SocketUnavailable:
+                last_version = socket.frames.last_version
+            finally:
+                self.socket = None
+                socket.close()
+        yield from self._streamed(None if last_version is None else str(last_version))
+
+    def _streamed(self, last_id: str | None) -> Iterator[MatchView]:
+        """The event stream's views from `last_id` on (the Last-Event-ID of a cut stream)."""
         failures = 0
         while True:
             headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
@@ -204,9 +237,10 @@ class AsyncSession:
     """`Session` for asyncio: `async with AsyncSession(url) as coven: await coven.play_against(...)`."""
 
     def __init__(self, base_url: str, *, retry: RetryPolicy | None = None,
-                 client: httpx.AsyncClient | None = None, timeout: float = 40.0) -> None:
+                 client: httpx.AsyncClient | None = None, timeout: float = 40.0, transport: Transport = "auto") -> None:
         self.retry = retry or RetryPolicy()
         self.http = client or httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout)
+        self.transport = transport
 
     async def __aenter__(self) -> AsyncSession:
         return self
@@ -260,19 +294,44 @@ class AsyncMatch:
         self.token: str | None = granted.pop("token", None)
         self.view: MatchView = cast(MatchView, granted)
         self.id: str = granted["id"]
+        self.socket: AsyncSeatSocket | None = None
 
     @property
     def seat(self) -> int | None:
         return self.view["you"]
 
     async def play(self, move: Move) -> MatchView:
+        if self.socket is not None and not self.socket.broken:
+            try:
+                self.view = await self.socket.play(move, self.view["version"])
+                return self.view
+            except SocketUnavailable:
+                pass
         self.view = await self.session.call("POST", f"/v1/matches/{self.id}/moves",
                                             {"move": move, "version": self.view["version"]}, token=self.token)
         return self.view
 
     async def views(self) -> AsyncIterator[MatchView]:
-        """As `Match.views`: every version to the end, resumed with `Last-Event-ID`."""
-        last_id: str | None = None
+        """As `Match.views`: every version to the end, over the socket or the event stream."""
+        last_version: int | None = None
+        if self.session.transport == "auto":
+            socket = AsyncSeatSocket(self.session.http.base_url, self.id, self.token, self.session.retry)
+            try:
+                await socket.open()
+                self.socket = socket
+                while (view := await socket.next_view()) is not None:
+                    self.view = view
+                    yield view
+                return
+            except SocketUnavailable:
+                last_version = socket.frames.last_version
+            finally:
+                self.socket = None
+                await socket.close()
+        async for view in self._streamed(None if last_version is None else str(last_version)):
+            yield view
+
+    async def _streamed(self, last_id: str | None) -> AsyncIterator[MatchView]:
         failures = 0
         while True:
             headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}

@@ -402,10 +402,7 @@ class MatchPage {
     this.busy = true;
     this.errors.replaceChildren();
     try {
-      const view = await call("POST", `/v1/matches/${this.matchId}/moves`, {
-        token: this.token, body: { move, version: this.view.version },
-      });
-      this.update(view);
+      await this.live.play(move, this.view.version); // its view comes through `update`
     } catch (error) {
       if (error instanceof ApiError && error.status === 409) {
         this.update(await call("GET", `/v1/matches/${this.matchId}`, { token: this.token }));
