@@ -20,10 +20,13 @@ class Level:
     iterations: int
     seconds: float
     description: str
-    #: "ismcts" (ai.search: the tree) or "halving" (ai.halving: paired sequential halving at the root)
+    #: "ismcts" (ai.search: the tree), "halving" (ai.halving: paired sequential halving at the root),
+    #: "pimc" (ai.pimc) or "expectimax" (ai.expectimax: every chance outcome to a depth)
     method: str = "ismcts"
     #: whether the search values the positions a game can solve exactly (`Game.solved_returns`)
     exact: bool = False
+    #: expectimax only: the most player nodes below the root before a leaf
+    depth: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""
