@@ -199,3 +199,16 @@ def test_states_the_rest_of_the_game_cannot_tell_apart_share_a_position_key() ->
     assert CUBE.position_key(a) == CUBE.position_key(b)
     b.lid[RING] -= 1
     assert CUBE.position_key(a) != CUBE.position_key(b)
+
+
+def test_the_edge_over_the_careful_player_is_measured_decision_by_decision() -> None:
+    from ai.edge import measure, report
+
+    edge = measure(CUBE, 3, 400, 1, seed="test-edge")
+    decisions = sum(len(gains) for gains in edge.gains.values())
+    assert decisions > 0
+    assert set(edge.gains) <= {"Choose", "Turn"}
+    for kind, gains in edge.gains.items():
+        assert sum(1 for gain in gains if gain != 0.0) <= edge.switched[kind]
+        assert all(gap >= 0.0 for gap in edge.upper[kind])  # the search's pick is its best
+    assert "against the heuristic player" in report(edge)
