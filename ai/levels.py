@@ -65,7 +65,7 @@ GAME_LEVELS: dict[str, dict[str, Level]] = {
     # playout policy's move first, so budgets part the levels little (100 against 10 simulations
     # 0.605 of 200 games, 1,000 against 100 0.605). An easy of 10 simulations still beats random
     # 0.705 (0.638-0.764) of 200, and is beaten by medium 0.705 (0.638-0.764) of 200 and by hard
-    # 0.715 of 200 (at 100 simulations: 0.605 and 0.652 of 400).
+    # 0.715 of 200 (against 100 simulations: medium 0.605 of 200, hard 0.652 of 400).
     "enchanters": {
         "easy": Level("easy", 10, 0.1, "A quick information-set MCTS: 10 simulations (at most 0.1 s of CPU)."),
         "hard": Level("hard", 9000, 1.0,
