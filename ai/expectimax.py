@@ -57,7 +57,7 @@ def expectimax_search(
     `iterations` playouts can value with at least `MIN_PLAYOUTS` each (ply 1 whatever it costs),
     the budget shared evenly between the leaves; within `seconds` of the thread's CPU (when above
     0), else the heuristic's move. `values` holds each root move's expected win share for the
-    seat, `iterations` in the result the playouts played."""
+    seat, `visits` the depth searched (0 when the cap cut it short), `iterations` the playouts."""
     if game.info.hidden_information:
         raise ValueError("expectimax reads the whole state: perfect-information games only")
     if iterations <= 0:
