@@ -88,6 +88,18 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def paired_difference(scores: Sequence[float], baseline: Sequence[float],
+                      z: float = 1.96) -> tuple[float, float, float]:
+    """The mean of `scores` minus `baseline`, game by game (two matches on the same seeds), and its
+    normal 95% interval: the luck both matches share cancels, so a small edge shows in fewer games."""
+    if len(scores) != len(baseline) or len(scores) < 2:
+        raise ValueError("a paired difference needs two matches of the same games, at least two")
+    gaps = [a - b for a, b in zip(scores, baseline, strict=True)]
+    mean = sum(gaps) / len(gaps)
+    spread = math.sqrt(sum((g - mean) ** 2 for g in gaps) / (len(gaps) - 1) / len(gaps))
+    return mean, mean - z * spread, mean + z * spread
+
+
 def play_game(
     game: AnyGame,
     policies: Sequence[Policy],

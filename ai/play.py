@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from ai.expectimax import expectimax_search
 from ai.halving import halving_search
 from ai.levels import Level, get_level
 from ai.pimc import pimc_search
@@ -25,6 +26,7 @@ METHODS: dict[str, Method] = {
     "ismcts": search,
     "halving": halving_search,
     "pimc": pimc_search,
+    "expectimax": expectimax_search,
 }
 
 
@@ -47,7 +49,8 @@ def choose_move(
         if on_progress is not None:
             on_progress(Progress(0, 0.0, move, 0))
         return move
+    depth = {"depth": level.depth} if level.depth else {}
     found: SearchResult[M] = METHODS[level.method](
         game, state, seat, rng, level.iterations, level.seconds,
-        on_progress=on_progress, progress_every=progress_every, exact=level.exact)
+        on_progress=on_progress, progress_every=progress_every, exact=level.exact, **depth)
     return found.move

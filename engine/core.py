@@ -294,6 +294,12 @@ class Game(Generic[S, M]):
         sample is solvable cheaply enough). It may read only what every seat sees; False by default."""
         return False
 
+    def position_key(self, state: S) -> Hashable | None:
+        """A hashable key equal for two states whose futures are the same (same moves, chances and
+        outcomes from here), so a search may value them once; None (the default) when the game
+        offers none. Like `playout`, it may read the whole state."""
+        return None
+
     #: With a heuristic move, how soon the search opens a node's other moves: its k-th once the
     #: node was visited k**2 / search_widening times (larger: sooner).
     search_widening: float = 1.0

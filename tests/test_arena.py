@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ai.arena import play_game, play_match, wilson_interval
+from ai.arena import paired_difference, play_game, play_match, wilson_interval
 from ai.levels import Level
 from engine.core import Game, State
 from tests.toy_games import TOY
@@ -51,3 +51,12 @@ def test_match_across_processes_matches_a_single_process() -> None:
 def test_three_player_match_rotates_the_measured_seat() -> None:
     result = play_match(TOY, first_legal, "random", games=6, seed="r", players=3)
     assert result.games == 6 and result.moves_a > 0
+
+
+def test_paired_difference_cancels_the_luck_both_matches_share() -> None:
+    mean, low, high = paired_difference([1.0, 0.0, 1.0, 0.5], [1.0, 0.0, 0.5, 0.5])
+    assert mean == 0.125
+    assert low < mean < high
+    assert paired_difference([1.0, 0.0], [1.0, 0.0]) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError):
+        paired_difference([1.0], [1.0, 0.0])

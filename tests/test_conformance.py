@@ -216,6 +216,32 @@ def test_heuristic_moves_are_legal(game: Game, n: int, options: dict) -> None:
             assert snapshot(game, state) == before, "the heuristic changed the state"
 
 
+@pytest.mark.parametrize(("game", "n", "options"), CASES, ids=CASE_IDS)
+def test_states_sharing_a_position_key_offer_the_same_moves_chances_and_end(game: Game, n: int,
+                                                                             options: dict) -> None:
+    """A search values positions with the same key once (`Game.position_key`): from two of them the
+    same moves and chances must lead to positions that share a key again (so, step by step, to the
+    same end)."""
+    seen: dict = {}
+
+    def after(state: State, move: object) -> object:
+        child = state.clone()
+        game.step(child, move)
+        return game.position_key(child)
+
+    for seed in range(20):
+        for state, _move in random_trajectory(game, n, options, seed):
+            key = game.position_key(state)
+            if key is None:
+                return  # the game offers no key
+            player = game.current_player(state)
+            chances = game.chance_outcomes(state) if player == CHANCE else []
+            future = (player, [(m.to_json(), after(state, m)) for m in game.legal_moves(state)],
+                      [(m.to_json(), p, after(state, m)) for m, p in chances],
+                      game.outcome(state).winners if player == TERMINAL else None)
+            assert seen.setdefault(key, future) == future
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     case=st.sampled_from(CASES),

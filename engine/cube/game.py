@@ -88,6 +88,10 @@ class CubeGame(Game[CubeState, CubeMove]):
         """The careful player's move (`fast.careful_move`): the search tries it first."""
         return fast.careful_move(state)
 
+    def position_key(self, state: CubeState) -> tuple[int, ...]:
+        """The phase, the turn in progress, the counts (`rules.position_key`)."""
+        return rules.position_key(state)
+
     def named_policies(self) -> Mapping[str, Callable[[CubeState, random.Random], CubeMove]]:
         """The careful player (`fast.careful_move`), a baseline on the ladder."""
         return {"careful": lambda state, _rng: fast.careful_move(state)}

@@ -165,6 +165,13 @@ def _end_turn(s: CubeState, fell: tuple[int, ...]) -> None:
     s.phase = ROLL
 
 
+def position_key(s: CubeState) -> tuple[int, ...]:
+    """What the rest of the game depends on: the phase, the turn in progress, the counts (in front
+    of each seat only their sums: C14 and C16 read nothing else)."""
+    turn = (s.t_face, s.t_obj, s.t_start) if s.phase in (CHOOSE, VIA, MID) else (-1, -1, -1)
+    return (s.phase, s.player, s.up, *turn, *s.lid, *s.cube, *(sum(row) for row in s.front))
+
+
 # --- moves and chance -----------------------------------------------------------
 
 
