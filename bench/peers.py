@@ -37,6 +37,8 @@ from typing import Any
 
 from redis import Redis
 
+from bench import tables
+
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT / "bench" / "peers" / "boardgameio"
 RESULTS = ROOT / "bench" / "results" / "peers.json"
@@ -274,9 +276,8 @@ def main() -> None:
             print(f"idle {transport:9} {idle[-1]}", flush=True)
     finally:
         stack.stop()
-    table = _write(runs, sizes, seconds, args, loads, started, memory, partial=False, idle=idle)
-    print_table(table, sizes, memory)
-    print_idle(idle)
+    _write(runs, sizes, seconds, args, loads, started, memory, partial=False, idle=idle)
+    print("\n" + tables.peers_table())  # the Markdown the docs' peers page shows
     print(f"load average during the run (1 min): {[load[0] for load in loads]}")
 
 
@@ -302,40 +303,6 @@ def _write(runs: list[dict[str, Any]], sizes: list[int], seconds: float, args: a
 
 def _ms(value: float | None) -> str:
     return f"{value:7.2f} ms" if value is not None else "      -   "
-
-
-def print_table(table: dict[str, Any], sizes: list[int], memory: dict[str, float]) -> None:
-    print("\n| Coven ÷ boardgame.io | " + " | ".join(f"{size} matches" for size in sizes) + " |")
-    print("|---|" + "---|" * len(sizes))
-    for coven in COVEN_TRANSPORTS:
-        for peer in PEERS:
-            for measure, label in (("moves_per_s", "moves/s"), ("cpu_ms_per_move", "server CPU per move")):
-                cells = []
-                for size in sizes:
-                    cell = table.get(f"{coven}/{peer}/{size}/{measure}")
-                    cells.append(f"{cell['mean']:.2f}× ({cell['min']:.2f}–{cell['max']:.2f})" if cell else "—")
-                print(f"| {label}, {coven[6:]} vs {peer[5:]} | " + " | ".join(cells) + " |")
-    in_redis = memory["coven"]
-    print(f"\nmemory per new match: Coven {in_redis:,.0f} B in Redis; boardgame.io in-memory "
-          f"{memory['bgio-memory']:,.0f} B of heap ({in_redis / max(memory['bgio-memory'], 1):.2f}×), FlatFile "
-          f"{memory['bgio-flatfile']:,.0f} B")
-
-
-def print_idle(idle: list[dict[str, Any]]) -> None:
-    """Idle seats per transport: the server's cores and memory, /healthz meanwhile."""
-    print("\n| idle followed seats | open | server cores | server memory | /healthz p50 / p99 |")
-    print("|---|---|---|---|---|")
-    for run in idle:
-        if "error" in run:
-            print(f"| {run['followers']:,} on {run['transport']} | failed: {run['error'].splitlines()[-1]} | | | |")
-            continue
-        print(f"| {run['followers']:,} on {run['transport']} | {run['open']:,} | {run['server_cores']:.3f} | "
-              f"{run['server_rss_mb']:,.0f} MB | {run['healthz_p50_ms']:.1f} / {run['healthz_p99_ms']:.1f} ms"
-              f"{_failed_probes(run)} |")
-
-
-def _failed_probes(run: dict[str, Any]) -> str:
-    return f" ({run['healthz_errors']} probes failed)" if run.get("healthz_errors") else ""
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 `<!-- generated: NAME -->` in a page is replaced by what NAME makes: the README's curl session,
 the table of operations of `openapi.yaml`, or a benchmark table made from `bench/results/*.json`
-(`bench_tables.py`); `openapi.yaml` itself is published beside the reference page.
+(`bench/tables.py`); `openapi.yaml` itself is published beside the reference page.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 from mkdocs.structure.files import File, Files
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_tables  # noqa: E402 - beside this file, which MkDocs loads by path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads this file by path
+from bench import tables as bench_tables  # noqa: E402 - the benchmarks' Markdown tables (standard library only)
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = re.compile(r"<!-- generated: ([a-z-]+) -->")

@@ -1,8 +1,9 @@
 """Markdown tables of the benchmark results in bench/results/*.json, each saying when, at which
 commit and on what it was measured: the docs' benchmark pages are made of these, never of prose.
 
-`python docs/hooks/bench_tables.py` prints them all; the MkDocs hook (generated.py) puts each on
-its page at every build.
+`python -m bench.tables` prints them all; the MkDocs hook (docs/hooks/generated.py) puts each on
+its page at every build, and `make bench-peers` prints its own at the end of a run. Standard
+library only: the docs build imports it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def load(folder: Path, name: str) -> dict[str, Any] | None:
@@ -144,6 +145,8 @@ def http_table(folder: Path = RESULTS) -> str:
 #: bench/peers.py's names of Coven's transports and of boardgame.io's stores, as a reader says them.
 TRANSPORTS = {"coven-ws": "WebSocket", "coven-sse": "event stream + POST", "coven-longpoll": "long-poll + POST"}
 PEER_STORES = {"bgio-memory": "in-memory", "bgio-flatfile": "FlatFile"}
+#: idle.js's names of the transports an idle seat follows on.
+IDLE_TRANSPORTS = {"ws": "WebSocket", "sse": "event stream", "longpoll": "long-poll"}
 
 
 def peers_table(folder: Path = RESULTS) -> str:
@@ -175,7 +178,7 @@ def peers_table(folder: Path = RESULTS) -> str:
                 out.append(f"| {run['followers']:,} on {run['transport']} | the run failed | | | |")
                 continue
             failed = f" ({run['healthz_errors']} probes failed)" if run.get("healthz_errors") else ""
-            out.append(f"| {run['followers']:,} on {TRANSPORTS.get('coven-' + run['transport'], run['transport'])} "
+            out.append(f"| {run['followers']:,} on {IDLE_TRANSPORTS.get(run['transport'], run['transport'])} "
                        f"| {run['open']:,} | {run['server_cores']:.3f} | {run['server_rss_mb']:,.0f} MB "
                        f"| {run['healthz_p50_ms']:.1f} / {run['healthz_p99_ms']:.1f} ms{failed} |")
     loads = [load[0] for load in report["machine"].get("load_average_1_5_15", [])]
