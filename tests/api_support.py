@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -73,3 +74,25 @@ def race(app, match_id: str, token: str, moves: list[Any], version: int, racers:
     for thread in threads:
         thread.join()
     return statuses
+
+
+def match_events(client, match_id: str, headers: dict[str, str], until: int, **query) -> list[dict]:
+    """The `match` events of a stream (with their ids) up to version `until`."""
+    response = client.get(f"/v1/matches/{match_id}/events", headers=headers, query_string=query,
+                          buffered=False)
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    events = []
+    try:
+        for chunk in response.response:
+            text = chunk.decode() if isinstance(chunk, bytes) else chunk
+            for block in text.split("\n\n"):
+                lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+                if lines.get("event") == "match":
+                    data = json.loads(lines["data"])
+                    assert lines["id"] == str(data["version"])
+                    events.append(data)
+            if events and events[-1]["version"] >= until:
+                break
+    finally:
+        response.close()
+    return events

@@ -8,12 +8,11 @@ deal replays from the revealed seed and the log.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from unittest import mock
 
 import pytest
-from api_support import auth, create, view
+from api_support import auth, create, match_events, view
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,26 +32,6 @@ def join(client, match_id: str, **body: Any) -> dict[str, Any]:
     return response.get_json()
 
 
-def events(client, match_id: str, token: str | None, until: int) -> list[dict[str, Any]]:
-    """Every `match` event of a stream resumed from the start (Last-Event-ID 0), up to `until`."""
-    response = client.get(f"/v1/matches/{match_id}/events", headers={**auth(token), "Last-Event-ID": "0"},
-                          buffered=False)
-    assert response.status_code == 200
-    found: list[dict[str, Any]] = []
-    try:
-        for chunk in response.response:
-            text = chunk.decode() if isinstance(chunk, bytes) else chunk
-            for block in text.split("\n\n"):
-                lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-                if lines.get("event") == "match":
-                    found.append({"id": lines["id"], "data": json.loads(lines["data"])})
-            if found and found[-1]["data"]["version"] >= until:
-                break
-    finally:
-        response.close()
-    return found
-
-
 def reads(client, match_id: str, token: str | None) -> dict[str, Any]:
     """Everything a seat (None: a spectator) can read of a match: its view, its legal moves, the
     log, every version, and the event stream from the start."""
@@ -66,7 +45,7 @@ def reads(client, match_id: str, token: str | None) -> dict[str, Any]:
         "log": client.get(f"/v1/matches/{match_id}/log", headers=auth(token)).get_json(),
         "versions": [client.get(f"/v1/matches/{match_id}/versions/{number}", headers=auth(token)).get_json()
                      for number in range(1, version + 1)],
-        "events": events(client, match_id, token, version),
+        "events": match_events(client, match_id, {**auth(token), "Last-Event-ID": "0"}, version),
     }
 
 
@@ -86,7 +65,7 @@ def test_a_seat_joined_read_and_left_learns_nothing_of_the_hand_dealt_to_it(clie
     assert spy["state"] == before and seen["view"]["state"] == before
     assert seen["moves"]["legal_moves"] == [] and seen["log"]["entries"] == [] and seen["log"]["length"] == 0
     assert all(past["state"] == before for past in seen["versions"])
-    assert all(event["data"]["state"] == before for event in seen["events"])
+    assert all(event["state"] == before for event in seen["events"])
     # nothing is dealt in storage either: the waiting match's state is the game's initial one
     record = Store(redis, lambda status: 60).load(match_id)
     assert record is not None and record.history_length == 0
