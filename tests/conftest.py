@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -136,6 +136,20 @@ def app_with(config, redis):
     return build
 
 
+def answers(url: str, seconds: float = 30.0, alive: Callable[[], bool] = lambda: True) -> bool:
+    """Whether `url` answers 200 within `seconds` (False at once when `alive` says its server died)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as answer:
+                if answer.status == 200:
+                    return True
+        except OSError:
+            if time.monotonic() > deadline or not alive():
+                return False
+            time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def serving(command: list[str], env: dict[str, str], port: int, ready: str = "/readyz") -> Iterator[str]:
     """Run `command`, a web server on `port`, for the block; yields its base URL once `ready`
@@ -145,17 +159,9 @@ def serving(command: list[str], env: dict[str, str], port: int, ready: str = "/r
     with tempfile.TemporaryFile() as output:
         server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}{ready}", timeout=1) as answer:
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        output.seek(0)
-                        pytest.fail(f"{command[2]} did not come up:\n" + output.read().decode(errors="replace"))
-                    time.sleep(0.2)
+            if not answers(url + ready, alive=lambda: server.poll() is None):
+                output.seek(0)
+                pytest.fail(f"{command[2]} did not come up:\n" + output.read().decode(errors="replace"))
             yield url
         finally:
             server.send_signal(signal.SIGTERM)

@@ -20,7 +20,7 @@ import pytest
 from simple_websocket import Client, ConnectionClosed
 
 from engine import all_games
-from tests.conftest import ROOT, UNTHROTTLED, free_port, serving
+from tests.conftest import ROOT, UNTHROTTLED, answers, free_port, serving
 
 GAMES = [game.info.id for game in all_games()]
 ENDED = {"finished", "cancelled", "abandoned"}
@@ -183,7 +183,8 @@ def test_the_web_process_under_a_seat_is_killed_and_the_seat_goes_on_through_ano
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         doomed_url = f"http://127.0.0.1:{port}"
-        _wait_ready(doomed_url)
+        assert answers(f"{doomed_url}/readyz", alive=lambda: doomed.poll() is None), \
+            "the second web process did not come up"
         match_id, tokens = new_match(web, "enchanters", bot=False)
         clients = [SeatClient(match_id, token, seat, random.Random(11 + seat)) for seat, token in enumerate(tokens)]
         clients[0].connect(doomed_url)
@@ -223,18 +224,6 @@ def test_refusals_come_back_as_problems_and_a_plain_get_is_told_to_upgrade(web: 
         assert json.loads(ws.receive(10))["problem"]["status"] == 400
     finally:
         ws.close()
-
-
-def _wait_ready(url: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/readyz", timeout=1) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            assert time.monotonic() < deadline, "the second web process did not come up"
-            time.sleep(0.2)
 
 
 def _wait_for_worker(redis_url: str) -> None:
