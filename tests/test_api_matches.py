@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from api_support import auth, create, play, view
@@ -192,6 +193,16 @@ def test_long_poll_wakes_on_a_move(app, client, duel) -> None:
     assert result["view"]["version"] == mine["version"] + 1
     # a version already passed returns at once
     assert view(client, duel["id"], after_version=0, wait=5)["version"] == mine["version"] + 1
+
+
+def test_a_quiet_long_poll_ends_in_the_last_part_of_its_wait(client, duel) -> None:
+    """No change: the answer comes after 85-100% of `wait` (at random, so crowds of polls spread)."""
+    _, mine = to_act(client, duel)
+    started = time.monotonic()
+    answered = view(client, duel["id"], after_version=mine["version"], wait=2)
+    waited = time.monotonic() - started
+    assert answered["version"] == mine["version"]
+    assert 2 * 0.85 - 0.05 <= waited < 2 + 3.0  # a loaded machine may answer late, never early
 
 
 def test_event_stream_delivers_the_next_version(app, client, duel) -> None:
