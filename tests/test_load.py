@@ -68,7 +68,10 @@ def test_a_loaded_machine_plays_the_same_moves_as_an_idle_one(game: Game) -> Non
     idle = searched(game, 600.0)
     # a cap the idle searches stayed well inside, but that a third of a core's wall time would overrun
     cap = CAP * max(cpu for _, _, cpu in idle)
-    with busy_core():
-        loaded = searched(game, cap)
-    assert [(move, iterations) for move, iterations, _ in loaded] == \
-        [(move, iterations) for move, iterations, _ in idle]
+    expected = [(move, iterations) for move, iterations, _ in idle]
+    for _attempt in range(2):  # a shared host can stretch CPU time once; a wall-clock cap fails every time
+        with busy_core():
+            loaded = [(move, iterations) for move, iterations, _ in searched(game, cap)]
+        if loaded == expected:
+            break
+    assert loaded == expected
