@@ -164,3 +164,21 @@ def test_a_move_that_loses_its_race_leaves_no_view_of_its_version(app_with, redi
     assert {k: v for k, v in seen_here.items() if k != "seats"} == {
         k: v for k, v in seen_there.items() if k != "seats"}
     assert seen_here["state"] == saved.get_json()["state"]
+
+
+def test_a_follower_told_of_the_version_this_process_saved_reads_nothing(app_with, redis) -> None:
+    """A pushed view after a move saved by the same process (both seats' channels served here) is
+    taken from the mover's kept save; told of a version it did not keep, the follower reads Redis."""
+    application = app_with(RATE_LIMITS_ENABLED=False)
+    client, svc = application.test_client(), application.extensions["coven"]
+    match_id, tokens = duel(client)
+    mover = view(client, match_id)["to_act"]
+    mine = view(client, match_id, tokens[mover])
+    assert play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"]).status_code == 200
+    redis.config_resetstat()
+    kept = svc.look_at(match_id, mine["version"] + 1)
+    assert kept.record.version == mine["version"] + 1 and "get" not in command_calls(redis)
+    assert kept.record.stored == svc.look(match_id).record.stored  # what a read would have found
+    redis.config_resetstat()
+    assert svc.look_at(match_id, mine["version"] + 2).record.version == mine["version"] + 1
+    assert command_calls(redis)["get"] == 1

@@ -213,7 +213,11 @@ def _follow(service: MatchService, channel: Channel, waiter: Any, loaded: Loaded
             continue  # nothing was heard and no clock runs: the match is as it was
         if notes and not bot_moved and not any(_passes(note, channel.sent) for note in notes):
             continue  # this channel's own move, already sent with its answer
-        loaded = service.look(match_id)
+        newest = max((int(note.get("version", 0)) for note in notes if note.get("kind") == "match"), default=0)
+        if bot_moved or not newest:
+            loaded = service.look(match_id)
+        else:  # no round trip when this process saved that version (the mover is served here)
+            loaded = service.look_at(match_id, newest)
         service.recent.keep(match_id, loaded.record.stored, loaded.presence)  # the base of the next move
 
 

@@ -123,6 +123,18 @@ class MatchService:
         loaded.presence = Presence(seen, bot)
         return loaded
 
+    def look_at(self, match_id: str, version: int) -> Loaded:
+        """`look` for a follower told of `version`: this process's read of the last second when it
+        is that version (the mover's own save, when the mover is served here), else a read now."""
+        kept = self.recent.get(match_id)
+        if kept is not None:
+            record = MatchRecord.from_stored(match_id, kept[0])
+            if record.version == version:
+                loaded = _decoded(record)
+                loaded.presence = kept[1]
+                return loaded
+        return self.look(match_id)
+
     def caller(self, match_id: str, token: str | None) -> Caller:
         """The match and the seat the bearer token holds (None: a spectator; 401 for a wrong token).
 
