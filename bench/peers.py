@@ -12,8 +12,10 @@ Then idle seats: 10,000 followers (`--idle`) on each transport, every wait at it
 minute: the server's cores and memory, and /healthz timed meanwhile.
 
 Measured per run: moves/s (moves the other seat saw), move-to-other-seat latency p50/p99, server
-CPU per move (the server's processes; Coven's include redis-server), and, apart, memory per live
-match (boardgame.io's live heap, Coven's Redis used_memory, over 200 new matches). Rounds go
+CPU per move (the server's processes; Coven's include redis-server), memory per match played
+(what the store holds after the run over the matches it created, each kept with its log:
+boardgame.io's live heap, the MEMORY USAGE of Coven's keys in Redis), and, apart, memory per new match (200 matches
+created and joined). Rounds go
 ABAB (the order reversed every round), so every system sees the same load from the rest of the
 machine; ratios are taken within a round and given with their spread over the rounds. Writes
 bench/results/peers.json. Run it niced: the two cores are shared.
@@ -195,6 +197,21 @@ def memory_per_match(stack: Stack) -> dict[str, float]:
     return out
 
 
+def memory_held(stack: Stack, system: str) -> int:
+    """What the system's store holds now: boardgame.io's live heap after a full collection, Coven's
+    keys in Redis (MEMORY USAGE of each: used_memory also counts client and AOF buffers, which come
+    and go with the runs; the web processes keep no match)."""
+    if system in PEERS:
+        return _heap(stack.urls[system])
+    redis = Redis.from_url(stack.redis_url)
+    total = 0
+    with redis.pipeline(transaction=False) as pipe:
+        for key in redis.scan_iter(count=1000):
+            pipe.memory_usage(key, samples=0)
+        total = sum(size or 0 for size in pipe.execute())
+    return total
+
+
 def _heap(url: str) -> int:
     with urllib.request.urlopen(f"{url}/bench/heap", timeout=30) as answer:
         return int(json.load(answer)["heap_used"])
@@ -214,7 +231,7 @@ def ratios(runs: list[dict[str, Any]], systems: list[str], sizes: list[int], rou
     for coven in COVEN_TRANSPORTS:
         for peer in PEERS:
             for size in sizes:
-                for measure in ("moves_per_s", "cpu_ms_per_move"):
+                for measure in ("moves_per_s", "cpu_ms_per_move", "memory_bytes_per_match"):
                     values = []
                     for round_ in range(rounds):
                         mine = _one(runs, coven, size, round_)
@@ -261,7 +278,10 @@ def main() -> None:
             for round_ in range(args.rounds):
                 order = systems if round_ % 2 == 0 else list(reversed(systems))
                 for system in order:
+                    held = memory_held(stack, system)
                     result = drive(stack, system, size, seconds)
+                    # every match the run played is still kept (finished or not): what each holds
+                    result["memory_bytes_per_match"] = (memory_held(stack, system) - held) / max(1, result["created"])
                     result["round"] = round_
                     runs.append(result)
                     _write(runs, sizes, seconds, args, loads, started, {}, partial=True)  # kept if stopped

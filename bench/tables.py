@@ -159,12 +159,19 @@ def peers_table(folder: Path = RESULTS) -> str:
            + " | ".join(f"{size} matches" for size in sizes) + " |", "|---|" + "---|" * len(sizes)]
     for transport, said in TRANSPORTS.items():
         for peer, store in PEER_STORES.items():
-            for measure, label in (("moves_per_s", "moves/s"), ("cpu_ms_per_move", "server CPU per move")):
+            for measure, label in (("moves_per_s", "moves/s"), ("cpu_ms_per_move", "server CPU per move"),
+                                   ("memory_bytes_per_match", "memory per match played")):
                 cells = []
                 for size in sizes:
                     cell = ratios.get(f"{transport}/{peer}/{size}/{measure}")
                     cells.append(f"{cell['mean']:.2f}× ({cell['min']:.2f}–{cell['max']:.2f})" if cell else "—")
-                out.append(f"| {label}, {said} vs {store} | " + " | ".join(cells) + " |")
+                if any(cell != "—" for cell in cells):  # runs before the memory per match played have none
+                    out.append(f"| {label}, {said} vs {store} | " + " | ".join(cells) + " |")
+    played = _memory_played(report, sizes[-1])
+    if played:
+        out += ["", f"Memory per match played, at {sizes[-1]} matches (what the store holds after the run over the "
+                f"matches it created, each kept with its log; mean of the rounds): "
+                + "; ".join(f"{name} {value:,.0f} bytes" for name, value in played.items()) + "."]
     memory = report.get("memory_bytes_per_match") or {}
     if memory:
         out += ["", f"Memory per new match: Coven {memory['coven']:,.0f} bytes in Redis; boardgame.io "
@@ -186,6 +193,19 @@ def peers_table(folder: Path = RESULTS) -> str:
         out += ["", f"Load average (1 min) during the run: {min(loads):.1f} to {max(loads):.1f} on "
                 f"{report['machine'].get('cpus', '?')} cores."]
     return "\n".join([*out, "", provenance(report, "peers.json")])
+
+
+def _memory_played(report: dict[str, Any], size: int) -> dict[str, float]:
+    """Each system's mean bytes per match played at `size` matches (Coven in Redis, boardgame.io in heap)."""
+    names = {**{system: f"Coven over {said}" for system, said in TRANSPORTS.items()},
+             **{system: f"boardgame.io {store} (heap)" for system, store in PEER_STORES.items()}}
+    out: dict[str, float] = {}
+    for system, name in names.items():
+        values = [run["memory_bytes_per_match"] for run in report["runs"]
+                  if run["system"] == system and run["matches"] == size and "memory_bytes_per_match" in run]
+        if values:
+            out[name] = sum(values) / len(values)
+    return out
 
 
 if __name__ == "__main__":
