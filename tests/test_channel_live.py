@@ -226,6 +226,40 @@ def test_refusals_come_back_as_problems_and_a_plain_get_is_told_to_upgrade(web: 
         ws.close()
 
 
+def test_a_socket_move_retried_by_post_under_its_ref_is_played_once(web: str) -> None:
+    """A client whose socket dies before a move's answer can post the move with
+    `Idempotency-Key: ws:<ref>`: the server answers with the move it played, not a conflict."""
+    match_id, tokens = new_match(web, "witches", bot=False)
+    view = call("GET", f"{web}/v1/matches/{match_id}", token=tokens[0])
+    mover = view["to_act"]
+    mine = call("GET", f"{web}/v1/matches/{match_id}", token=tokens[mover])
+    move = mine["legal_moves"][0]
+    ws = Client.connect(web.replace("http://", "ws://") + f"/v1/matches/{match_id}/socket",
+                        headers={"Authorization": f"Bearer {tokens[mover]}"})
+    try:
+        assert json.loads(ws.receive(10))["version"] == mine["version"]
+        ws.send(json.dumps({"type": "move", "move": move, "version": mine["version"], "ref": "lost-answer"}))
+        assert json.loads(ws.receive(10)) == {"type": "ack", "ref": "lost-answer", "version": mine["version"] + 1}
+    finally:
+        ws.close()  # as if the answer had been lost with the connection
+    body = json.dumps({"move": move, "version": mine["version"]}).encode()
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[mover]}"}
+    request = urllib.request.Request(f"{web}/v1/matches/{match_id}/moves", data=body, method="POST",
+                                     headers={**headers, "Idempotency-Key": "ws:lost-answer"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.headers["Idempotent-Replayed"] == "true"
+        assert json.load(answer)["version"] == mine["version"] + 1
+    log = call("GET", f"{web}/v1/matches/{match_id}/log", token=tokens[mover])
+    assert [entry["seat"] for entry in log["entries"] if not entry["chance"]] == [mover]
+    unplayed = urllib.request.Request(f"{web}/v1/matches/{match_id}/moves", method="POST", headers={
+        **headers, "Idempotency-Key": "ws:never-sent"}, data=json.dumps({
+            "move": call("GET", f"{web}/v1/matches/{match_id}", token=tokens[1 - mover])["legal_moves"][0],
+            "version": mine["version"] + 1}).encode())
+    with pytest.raises(urllib.error.HTTPError) as other_seat:  # the key is the seat's own: tokens[mover] moves no more
+        urllib.request.urlopen(unplayed, timeout=30)
+    assert other_seat.value.code in (403, 422)
+
+
 def _wait_for_worker(redis_url: str) -> None:
     from redis import Redis
     from rq import Worker

@@ -31,7 +31,9 @@ MESSAGES: dict[str, dict[str, Any]] = {
                     "description": "the version the move was chosen at: refused (409) when the match moved on"},
         "ref": {"type": "string", "maxLength": 200,
                 "description": "echoed in the answer; also the move's idempotency key: resend the same "
-                               "message after a reconnect and it is played at most once"},
+                               "message after a reconnect and it is played at most once, or, when the "
+                               "socket cannot be had again, POST the move with `Idempotency-Key: ws:<ref>` "
+                               "(a ref of visible ASCII) and get the answer of the move it played"},
     }, ["move"]),
     "match": _message("match", "The caller's view at a version: sent at once, then at every new version, "
                       "none skipped; after a reconnect with last_version, every version after it first", {
