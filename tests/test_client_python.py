@@ -21,7 +21,7 @@ import httpx
 import pytest
 from coven import AsyncSession, IllegalMove, NotFound, Session
 from coven.bot import load_bot, score_of
-from coven.channel import SeatSocket
+from coven.channel import Frames, SeatSocket
 from coven.transport import RetryPolicy
 
 GAMES = ["witches", "cube", "enchanters"]
@@ -98,6 +98,60 @@ def test_a_cut_socket_is_reopened_from_the_last_version_and_its_unanswered_move_
     assert len(resent) == 2, "each cut move is sent again, with its own ref"
     mine = [entry for entry in log["entries"] if entry["seat"] == 0 and not entry["chance"]]
     assert len(mine) == len(set(refs)), "a move sent twice was played twice"
+
+
+def test_a_socket_that_cannot_be_reopened_hands_its_move_to_http_and_the_match_goes_on(
+        live_api: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server plays a move, and the socket dies before its answer reaches the client and will
+    not open again (its URL now refuses connections): the move is posted under its ref
+    (`ws:<ref>`) and answered with the move played, not refused as a conflict; the match goes on
+    over the event stream."""
+    take, open_socket = Frames.take, SeatSocket.open
+    recorded = _Recorded()
+    opened: list[SeatSocket] = []
+    lost: list[str] = []  # the ref whose answer was lost
+    closed_port = _closed_port()
+
+    def opening(self: SeatSocket) -> None:
+        opened.append(self)
+        open_socket(self)
+
+    def taking(self: Frames, data: str | bytes) -> None:
+        if not lost and json.loads(data).get("type") == "ack":
+            lost.append(json.loads(data)["ref"])
+            monkeypatch.setattr(coven.channel, "socket_url",
+                                lambda base, match_id, last: f"ws://127.0.0.1:{closed_port}/socket")
+            connection = opened[-1].connection
+            assert connection is not None
+            connection.socket.shutdown(socket.SHUT_RDWR)
+        if not lost:
+            take(self, data)  # once cut, whatever was on its way is lost with the connection
+
+    monkeypatch.setattr(SeatSocket, "open", opening)
+    monkeypatch.setattr(Frames, "take", taking)
+    client = httpx.Client(base_url=live_api, transport=recorded)
+    with Session(live_api, retry=RetryPolicy(base=0.01), client=client) as session:
+        match = session.play_against("witches", level="random")
+        versions, played = [], 0
+        for view in match.views():
+            versions.append(view["version"])
+            if coven.session.is_my_turn(view):
+                match.play(view["legal_moves"][0])
+                played += 1
+        log = session.call("GET", f"/v1/matches/{match.id}/log", token=match.token)
+    assert lost and match.view["status"] == "finished"
+    assert versions == list(range(versions[0], versions[-1] + 1)), "a version was skipped or repeated"
+    assert sum(entry["seat"] == 0 and not entry["chance"] for entry in log["entries"]) == played
+    after_create = recorded.requests[1:]
+    assert after_create[0][1].endswith("/moves") and any(path.endswith("/events") for _, path in after_create), \
+        "the cut move was posted, then the match followed over the event stream"
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (connections to it are refused)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def test_an_asyncio_session_reopens_a_cut_socket_and_plays_on(live_api: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,6 +113,13 @@ class Frames:
         pending = self.pending
         return pending.frame if pending is not None and pending.acked is None and pending.problem is None else None
 
+    def hand_over(self) -> dict[str, str]:
+        """The headers that post the move in flight over HTTP once the socket is given up: its
+        `ref` as the Idempotency-Key `ws:<ref>`, so a move the server played before the cut is
+        answered, not played again or refused (no headers when none is in flight)."""
+        pending, self.pending = self.pending, None
+        return {"Idempotency-Key": f"ws:{pending.ref}"} if pending is not None else {}
+
     def settle(self) -> MatchView:
         """The answer of the move in flight (its view), or its problem raised; it is no longer in flight."""
         pending, self.pending = self.pending, None

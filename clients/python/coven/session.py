@@ -51,7 +51,7 @@ def _request(method: str, path: str, body: Any, token: str | None, headers: dict
     if token:
         sent["Authorization"] = f"Bearer {token}"
     if method == "POST":
-        sent["Idempotency-Key"] = new_idempotency_key()  # the same on every retry of this request
+        sent.setdefault("Idempotency-Key", new_idempotency_key())  # the same on every retry of this request
     return {"method": method, "url": path, "json": body, "headers": sent}
 
 
@@ -148,14 +148,16 @@ class Match:
     def play(self, move: Move) -> MatchView:
         """Play `move` as chosen at the current view's version (on the socket `views()` follows,
         else posted); the answer is the new view."""
+        headers: dict[str, str] = {}
         if self.socket is not None and not self.socket.broken:
             try:
                 self.view = self.socket.play(move, self.view["version"])
                 return self.view
-            except SocketUnavailable:
-                pass  # posted below, at the same version: played at most once
+            except SocketUnavailable:  # posted below under the move's ref: played at most once
+                headers = self.socket.frames.hand_over()
         self.view = self.session.call("POST", f"/v1/matches/{self.id}/moves",
-                                      {"move": move, "version": self.view["version"]}, token=self.token)
+                                      {"move": move, "version": self.view["version"]}, token=self.token,
+                                      headers=headers)
         return self.view
 
     def resign(self) -> MatchView:
@@ -301,14 +303,16 @@ class AsyncMatch:
         return self.view["you"]
 
     async def play(self, move: Move) -> MatchView:
+        headers: dict[str, str] = {}
         if self.socket is not None and not self.socket.broken:
             try:
                 self.view = await self.socket.play(move, self.view["version"])
                 return self.view
-            except SocketUnavailable:
-                pass
+            except SocketUnavailable:  # posted below under the move's ref: played at most once
+                headers = self.socket.frames.hand_over()
         self.view = await self.session.call("POST", f"/v1/matches/{self.id}/moves",
-                                            {"move": move, "version": self.view["version"]}, token=self.token)
+                                            {"move": move, "version": self.view["version"]}, token=self.token,
+                                            headers=headers)
         return self.view
 
     async def views(self) -> AsyncIterator[MatchView]:
