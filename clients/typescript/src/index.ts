@@ -42,8 +42,13 @@ export interface Options {
   WebSocket?: WebSocketClass;
 }
 
-/** The seat's socket cannot be opened (or reopened): the match goes on over HTTP. */
-export class SocketUnavailable extends Error {}
+/** The seat's socket cannot be opened (or reopened): the match goes on over HTTP. `ref`: the move
+ * in flight when it was given up, to post under `Idempotency-Key: ws:<ref>` (played at most once). */
+export class SocketUnavailable extends Error {
+  constructor(message: string, readonly ref?: string) {
+    super(message);
+  }
+}
 
 /** A connection to a Coven server. */
 export class Coven {
@@ -126,19 +131,21 @@ export class Seat {
   /** Play `move` as chosen at the current view's version (on the socket `views()` follows, else
    * posted); resolves to the new view. */
   async play(move: Move): Promise<MatchView> {
+    let key: string = crypto.randomUUID();
     if (this.socket && !this.socket.broken) {
       try {
         this.view = await this.socket.play(move, this.view.version);
         return this.view;
       } catch (error) {
         if (!(error instanceof SocketUnavailable)) throw error;
-        // posted below, at the same version: played at most once
+        // posted below under the move's ref: a move the server played before the cut is answered
+        if (error.ref) key = `ws:${error.ref}`;
       }
     }
     const { data, error, response } = await this.coven.api.POST("/v1/matches/{match_id}/moves", {
       params: { path: { match_id: this.id } },
       body: { move, version: this.view.version },
-      headers: { ...this.auth, "Idempotency-Key": crypto.randomUUID() },
+      headers: { ...this.auth, "Idempotency-Key": key },
     });
     if (!data) throw new CovenError(response.status, asProblem(error));
     this.view = data;
@@ -293,7 +300,7 @@ export class SeatSocket {
       for (;;) {
         if (pending.problem) throw new CovenError(pending.problem.status ?? 400, pending.problem);
         if (pending.acked !== undefined && this.latest && this.latest.version >= pending.acked) return this.latest;
-        if (this.broken || (this.ended && !this.ws)) throw new SocketUnavailable("the match's socket is closed");
+        if (this.broken || (this.ended && !this.ws)) throw new SocketUnavailable("the match's socket is closed", ref);
         await this.wait();
       }
     } finally {

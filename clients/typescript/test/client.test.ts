@@ -75,6 +75,53 @@ test("a cut socket is reopened from the last version and its unanswered move sen
   assert.equal(log.entries.filter((entry) => entry.seat === 0 && !entry.chance).length, distinct.size);
 });
 
+test("a socket that cannot be reopened hands its move to POST under its ref, and the match goes on", async () => {
+  // The server plays a move; its ack is lost with the connection, which never opens again: the
+  // move is posted as `Idempotency-Key: ws:<ref>` and answered (not refused as a conflict).
+  const { WebSocket: NodeWebSocket } = await import("ws");
+  const requests: string[] = [];
+  let lost: string | undefined;
+  class Dying extends NodeWebSocket {
+    constructor(url: string) {
+      super(lost ? "ws://127.0.0.1:9/refused" : url); // once cut, the socket cannot be had
+    }
+
+    emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === "message" && lost === undefined) {
+        const message = JSON.parse(String(args[0]));
+        if (message.type === "ack") {
+          lost = message.ref;
+          this.terminate();
+        }
+      }
+      if (event === "message" && lost !== undefined) return true; // lost with the connection
+      return super.emit(event, ...args);
+    }
+  }
+  const coven = new Coven(API, { WebSocket: Dying as unknown as WebSocketClass, fetch: recording(requests) });
+  const seat = await coven.playAgainst("witches", "random");
+  const versions: number[] = [];
+  let played = 0;
+  for await (const view of seat.views()) {
+    versions.push(view.version);
+    if (seat.isMyTurn) {
+      await seat.play(view.legal_moves[0]);
+      played++;
+    }
+  }
+  assert.ok(lost);
+  assert.equal(seat.view.status, "finished");
+  assert.deepEqual(versions, Array.from({ length: versions.length }, (_, i) => versions[0] + i));
+  // after the match: tickets for the socket and its tries to reopen, then the move, then the stream
+  const after = requests.slice(1).filter((request) => !request.endsWith("/stream-ticket"));
+  assert.equal(after[0], `POST /v1/matches/${seat.id}/moves`);
+  assert.ok(after.includes(`GET /v1/matches/${seat.id}/events`));
+  const { data: log } = await coven.api.GET("/v1/matches/{match_id}/log", {
+    params: { path: { match_id: seat.id } }, headers: { Authorization: `Bearer ${seat.token}` } });
+  assert.ok(log);
+  assert.equal(log.entries.filter((entry) => entry.seat === 0 && !entry.chance).length, played);
+});
+
 test("a cut stream resumes with Last-Event-ID on a new ticket, skipping no version", async () => {
   let cuts = 3;
   const resumedFrom: (string | null)[] = [];
