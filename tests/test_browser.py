@@ -513,6 +513,47 @@ def test_without_a_socket_the_page_follows_the_event_stream_and_posts_its_moves(
     pages.errors[:] = [error for error in pages.errors if "WebSocket connection" not in error]
 
 
+def test_a_move_whose_answer_is_lost_with_the_socket_is_posted_under_its_ref(pages: Pages) -> None:
+    """The server plays a move and the socket dies before its answer reaches the page, then cannot
+    be opened again: the page posts the move under its ref (`Idempotency-Key: ws:<ref>`), is
+    answered with the move the server played (not a 409), and plays on over the event stream."""
+    from tests.conftest import free_port
+
+    page = pages.new()
+    page.add_init_script(f"""(() => {{
+        const Real = window.WebSocket;
+        window.WebSocket = class extends Real {{
+            constructor(url, protocols) {{
+                // once the answer was lost, the socket cannot be had: a port nobody listens on
+                super(window.lostRef ? url.replace(/\\/\\/[^/]+/, "//127.0.0.1:{free_port()}") : url, protocols);
+            }}
+            set onmessage(handler) {{
+                super.onmessage = (event) => {{
+                    const message = JSON.parse(event.data);
+                    if (!window.lostRef && message.type === "ack") {{
+                        window.lostRef = message.ref;  // the move was played; its answer dies here
+                        this.close();
+                    }}
+                    if (!window.lostRef) handler(event);
+                }};
+            }}
+        }};
+    }})()""")
+    posted: list[tuple[str | None, int]] = []
+    page.on("response", lambda response: posted.append(
+        (response.request.headers.get("idempotency-key"), response.status))
+        if response.request.method == "POST" and response.url.endswith("/moves") else None)
+    create_match(page, "witches", ["you", "random"])
+    made = play_to_end(page, click_witches_move)
+    finished(page)
+    lost = page.evaluate("window.lostRef")
+    assert lost and made > 0
+    assert posted[0] == (f"ws:{lost}", 200), posted  # the lost answer, replayed
+    assert all(status == 200 for _, status in posted)
+    # the refused connections are the browser's own console errors, the only ones allowed here
+    pages.errors[:] = [error for error in pages.errors if "WebSocket connection" not in error]
+
+
 def test_two_people_play_through_the_join_link(pages: Pages) -> None:
     host = pages.new()
     create_match(host, "witches", ["you", "human"])

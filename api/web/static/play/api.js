@@ -127,15 +127,17 @@ export function follow(matchId, token, { onView, onBot = () => {}, onTrouble = (
   /** The socket cannot be had: the event stream follows, and a move in flight goes by POST. */
   function fallBack() {
     stream = followStream(base, token, { onView: seen, onBot, onTrouble });
-    if (pending && pending.acked === undefined) {
-      const { move, version, resolve, reject } = pending;
+    if (pending) {
+      // posted under its ref: a move the server played before the cut is answered, not refused
+      const { ref, move, version, resolve, reject } = pending;
       pending = null;
-      postMove(move, version).then(resolve, reject);
+      postMove(move, version, `ws:${ref}`).then(resolve, reject);
     }
   }
 
-  async function postMove(move, version) {
-    const view = await call("POST", `${base}/moves`, { token, body: { move, version } });
+  async function postMove(move, version, key = crypto.randomUUID()) {
+    const headers = { "Idempotency-Key": key };
+    const view = await call("POST", `${base}/moves`, { token, body: { move, version }, headers });
     seen(view);
     return view.version;
   }
