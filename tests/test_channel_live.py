@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -226,9 +227,14 @@ def test_refusals_come_back_as_problems_and_a_plain_get_is_told_to_upgrade(web: 
         ws.close()
 
 
-def test_a_socket_move_retried_by_post_under_its_ref_is_played_once(web: str) -> None:
+def test_a_socket_move_retried_by_post_under_its_ref_is_played_once(web: str, redis_url: str) -> None:
     """A client whose socket dies before a move's answer can post the move with
-    `Idempotency-Key: ws:<ref>`: the server answers with the move it played, not a conflict."""
+    `Idempotency-Key: ws:<ref>`: the server answers with the move it played, not a conflict. The
+    key keeps the version the move made, not its view (rendered again for the retry)."""
+    from redis import Redis
+
+    from api.store.storage import idempotency_key
+
     match_id, tokens = new_match(web, "witches", bot=False)
     view = call("GET", f"{web}/v1/matches/{match_id}", token=tokens[0])
     mover = view["to_act"]
@@ -239,25 +245,38 @@ def test_a_socket_move_retried_by_post_under_its_ref_is_played_once(web: str) ->
     try:
         assert json.loads(ws.receive(10))["version"] == mine["version"]
         ws.send(json.dumps({"type": "move", "move": move, "version": mine["version"], "ref": "lost-answer"}))
-        assert json.loads(ws.receive(10)) == {"type": "ack", "ref": "lost-answer", "version": mine["version"] + 1}
+        frames = {frame["type"]: frame for frame in (json.loads(ws.receive(10)) for _ in range(2))}  # either order
+        assert frames["ack"] == {"type": "ack", "ref": "lost-answer", "version": mine["version"] + 1}
+        answered = frames["match"]["view"]
     finally:
         ws.close()  # as if the answer had been lost with the connection
     body = json.dumps({"move": move, "version": mine["version"]}).encode()
     headers = {"Content-Type": "application/json", "Authorization": f"Bearer {tokens[mover]}"}
-    request = urllib.request.Request(f"{web}/v1/matches/{match_id}/moves", data=body, method="POST",
-                                     headers={**headers, "Idempotency-Key": "ws:lost-answer"})
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        assert answer.headers["Idempotent-Replayed"] == "true"
-        assert json.load(answer)["version"] == mine["version"] + 1
+
+    def replayed() -> dict:
+        request = urllib.request.Request(f"{web}/v1/matches/{match_id}/moves", data=body, method="POST",
+                                         headers={**headers, "Idempotency-Key": "ws:lost-answer"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.headers["Idempotent-Replayed"] == "true"
+            return json.load(answer)
+
+    def game_of(view: dict) -> dict:  # a view but for when each seat was last seen
+        return {key: value for key, value in view.items() if key != "seats"}
+
+    kept = json.loads(zlib.decompress(Redis.from_url(redis_url).get(idempotency_key(match_id, mover, "ws:lost-answer"))))
+    assert "body" not in kept and kept["version"] == mine["version"] + 1
+    assert game_of(replayed()) == game_of(answered)
+    other = call("GET", f"{web}/v1/matches/{match_id}", token=tokens[1 - mover])
+    call("POST", f"{web}/v1/matches/{match_id}/moves", {"move": other["legal_moves"][0]}, token=tokens[1 - mover])
+    assert game_of(replayed()) == game_of(answered)  # the match moved on: the view of that version still
     log = call("GET", f"{web}/v1/matches/{match_id}/log", token=tokens[mover])
-    assert [entry["seat"] for entry in log["entries"] if not entry["chance"]] == [mover]
+    assert [entry["seat"] for entry in log["entries"] if not entry["chance"]] == [mover, 1 - mover]
     unplayed = urllib.request.Request(f"{web}/v1/matches/{match_id}/moves", method="POST", headers={
         **headers, "Idempotency-Key": "ws:never-sent"}, data=json.dumps({
-            "move": call("GET", f"{web}/v1/matches/{match_id}", token=tokens[1 - mover])["legal_moves"][0],
-            "version": mine["version"] + 1}).encode())
-    with pytest.raises(urllib.error.HTTPError) as other_seat:  # the key is the seat's own: tokens[mover] moves no more
+            "move": other["legal_moves"][0], "version": mine["version"] + 1}).encode())
+    with pytest.raises(urllib.error.HTTPError) as stale:  # a key never used plays anew: here too late
         urllib.request.urlopen(unplayed, timeout=30)
-    assert other_seat.value.code in (403, 422)
+    assert stale.value.code == 409
 
 
 def _wait_for_worker(redis_url: str) -> None:
