@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
+import zlib
 
 import pytest
 from api_support import auth, create, play, view
@@ -11,6 +14,7 @@ from api_support import auth, create, play, view
 from api.service.commands import PRESENCE_SECONDS
 from api.service.errors import NotYourTurn, VersionConflict
 from api.service.recent import RecentReads
+from api.store import storage
 from api.store.storage import log_key
 
 
@@ -138,6 +142,33 @@ def test_an_idempotent_retry_is_replayed_not_played_again(client, redis) -> None
     assert view(client, match_id, tokens[mover])["version"] == mine["version"] + 1
     assert client.get(f"/v1/matches/{match_id}/log", headers=auth(tokens[mover])).get_json()["version"] == (
         mine["version"] + 1)
+
+
+def test_a_retry_is_answered_with_the_view_of_the_version_its_move_made(client, redis) -> None:
+    """The key keeps the version, not the answer: a retry after the match moved on gets the view of
+    that version again; a record of the older kind, which kept the answer, replays it as kept."""
+    match_id, tokens = duel(client)
+    mover = view(client, match_id)["to_act"]
+    mine = view(client, match_id, tokens[mover])
+    key = {"Idempotency-Key": "move-then-more"}
+    first = play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"], key).get_json()
+    theirs = view(client, match_id, tokens[1 - mover])
+    assert play(client, match_id, tokens[1 - mover], theirs["legal_moves"][0], theirs["version"]).status_code == 200
+    again = play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"], key)
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert {k: v for k, v in again.get_json().items() if k != "seats"} == {
+        k: v for k, v in first.items() if k != "seats"}  # when each seat was last seen is not kept
+    stored = storage.idempotency_key(match_id, mover, "move-then-more")
+    version, _, fingerprint = redis.hget(stored.key, stored.field).decode().partition(":")
+    assert int(version) == first["version"] and len(fingerprint) == 32  # the answer is not kept
+    kept = {**first, "kept": "as the first answer was stored"}  # a record of the older kind
+    redis.hdel(stored.key, stored.field)
+    digest = hashlib.sha256(json.dumps({"move": mine["legal_moves"][0], "version": mine["version"]},
+                                       sort_keys=True).encode()).hexdigest()  # as the older records kept it
+    assert digest.startswith(fingerprint)
+    redis.set(stored.legacy, zlib.compress(json.dumps({"fingerprint": digest, "version": first["version"],
+                                                       "body": kept}).encode()))
+    assert play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"], key).get_json() == kept
 
 
 def test_a_move_that_loses_its_race_leaves_no_view_of_its_version(app_with, redis) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import zlib
 
 import pytest
 from api_support import auth, create, play, view
@@ -14,7 +15,7 @@ from redis import Redis
 
 from api.store.history import Replay, possible
 from api.store.records import fold_log
-from api.store.storage import Store, keys_of, legacy_keys, log_key, match_key
+from api.store.storage import Store, idempotency_key, keys_of, legacy_keys, log_key, match_key
 from engine import all_games, get_game
 
 #: What moves on between a view and the same version shown later: presence, bot activity, and
@@ -143,16 +144,23 @@ def test_a_match_of_the_old_format_reads_the_same_and_moves_over_on_its_next_cha
     assert [data["version"] for data in versions] == list(range(1, len(versions) + 1))
 
 
-def test_idempotency_records_are_compressed_and_old_plain_ones_still_read(redis: Redis) -> None:
+def test_idempotency_records_are_fields_of_one_hash_and_older_ones_still_read(redis: Redis) -> None:
+    """A key's record is `<version>:<fingerprint>` in the match's one hash of them (expiring with
+    its last record); the older records, each a key of its own holding the whole answer (plain JSON,
+    later zlib-compressed), still read, their answer as `body`."""
     store = Store(redis, lambda status: 3600)
-    response = {"fingerprint": "ab" * 32, "body": {"state": {"hand": ["red-1"] * 40}}, "version": 7}
+    new = idempotency_key("m0", 0, "new")
     with redis.pipeline(transaction=True) as pipe:
-        store.keep_response(pipe, "coven:{m:0}:idem:0:new", response, 60)
+        store.keep_response(pipe, new, "ab" * 32, 7, 60)
         pipe.execute()
-    assert redis.get("coven:{m:0}:idem:0:new")[:1] != b"{"
-    redis.set("coven:{m:0}:idem:0:old", json.dumps(response))
-    for name in ("new", "old"):
-        assert store.idempotent_response(redis, f"coven:{{m:0}}:idem:0:{name}") == response
+    assert redis.hgetall(new.key) == {new.field.encode(): b"7:" + b"ab" * 16} and 0 < redis.ttl(new.key) <= 60
+    assert redis.object("encoding", new.key) in (b"listpack", b"ziplist")  # packed (Redis 7, 6): ~50 bytes a record
+    assert store.idempotent_response(new) == {"fingerprint": "ab" * 16, "version": 7}
+    older = {"fingerprint": "cd" * 32, "body": {"state": {"hand": ["red-1"] * 40}}, "version": 3}
+    for name, stored in (("zlib", zlib.compress(json.dumps(older).encode())), ("plain", json.dumps(older))):
+        redis.set(idempotency_key("m0", 1, name).legacy, stored)
+        assert store.idempotent_response(idempotency_key("m0", 1, name)) == older
+    assert store.idempotent_response(idempotency_key("m0", 1, "never")) is None
 
 
 @pytest.mark.parametrize("game_id", [game.info.id for game in all_games()])
@@ -170,3 +178,23 @@ def test_the_moves_possible_depend_on_the_state_alone(game_id: str) -> None:
             assert possible(game, game.decode(game.encode(state)), player) == choices
             assert possible(game, state.clone(), player) == choices
             game.step(state, rng.choice(choices))
+
+
+def test_a_move_guarded_by_a_key_already_recorded_is_not_saved(client, redis: Redis) -> None:
+    """The compare-and-set script writes nothing when the guard's record exists (another request
+    with the same key saved first), though the match is at the version the writes were made for."""
+    from api.store.storage import WriteRecorder
+
+    created = create(client, "witches", [{"type": "human"}, {"type": "human"}])
+    mid = created["id"]
+    client.post(f"/v1/matches/{mid}/join")
+    store, at = Store(redis, lambda status: 3600), view(client, mid)["version"]
+    taken, free = idempotency_key(mid, 0, "taken"), idempotency_key(mid, 0, "free")
+    with redis.pipeline(transaction=True) as pipe:
+        store.keep_response(pipe, taken, "ab" * 32, at, 60)
+        pipe.execute()
+    for guard, saved in ((taken, False), (free, True)):
+        writes = WriteRecorder()
+        writes.hset(f"coven:{{m:{mid}}}:probe", "written", "yes")
+        assert store.compare_and_set(mid, at, writes, (guard,)) is saved
+        assert redis.hget(f"coven:{{m:{mid}}}:probe", "written") == (b"yes" if saved else None)

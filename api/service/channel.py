@@ -153,8 +153,7 @@ class Channel:
         if seat.seat is None:
             raise MoveRefused(401, "Invalid seat token", "a spectator's channel takes no moves")
         key = f"ws:{ref}" if isinstance(ref, str) and 0 < len(ref) <= 200 and ref.isprintable() else None
-        result = service.play(service.seat_mover(seat.match_id, seat.seat), move, version, False, key,
-                              keep_answer=False)
+        result = service.play(service.seat_mover(seat.match_id, seat.seat), move, version, False, key)
         if not self.answer(ref, result.version, result.body) or self.ended:
             wake()  # versions came between (the push loop sends them in order), or the match ended
 

@@ -273,13 +273,12 @@ class MatchService:
         version: int | None = None,
         version_from_header: bool = False,
         idempotency_key: str | None = None,
-        keep_answer: bool = True,
     ) -> MoveResult:
         """Apply the caller's move with compare-and-set; replay the stored response of a retried key.
 
-        With `keep_answer` False (a socket's move: its answer goes out as frames), the key keeps
-        the version the move made, not the view: a retry is answered with the seat's view of that
-        version, rendered again (a view is most of what a match keeps, and a key lives a day).
+        A key keeps the version its move made, not the answer: a retry is answered with the seat's
+        view of that version, rendered again (a view stored per move was ~1 KB for a day, seven
+        times what the rest of a match keeps).
 
         The move is decided on the match as the caller read it (now, or `kept` by this process a
         moment ago: see `mover`), and saved by one script that writes only if the match is still
@@ -295,9 +294,9 @@ class MatchService:
         loaded: Loaded = caller
         while True:
             if idem is not None:
-                stored = self.store.idempotent_response(self.redis, idem)
+                stored = self.store.idempotent_response(idem)
                 if stored is not None:
-                    if stored["fingerprint"] != request_digest:
+                    if not request_digest.startswith(stored["fingerprint"]):  # a record keeps a prefix
                         raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
                     body = stored.get("body") or self._answer_of(match_id, seat, stored["version"])
                     return MoveResult(body, stored["version"], replayed=True)
@@ -305,8 +304,7 @@ class MatchService:
             writes = storage.WriteRecorder()
             try:
                 result, after, rendered = self._decide_move(writes, loaded, seat, move_data, version,
-                                                            version_from_header, idem, request_digest,
-                                                            keep_answer)
+                                                            version_from_header, idem, request_digest)
             except ServiceError as error:
                 if loaded.kept:  # refused on a read kept from before: only a fresh one may refuse it
                     loaded = self.look(match_id)
@@ -325,16 +323,16 @@ class MatchService:
         return result
 
     def _answer_of(self, match_id: str, seat: int, version: int) -> dict[str, Any]:
-        """The seat's view of `version`: the answer to a replayed move whose key kept no view."""
+        """The seat's view of `version`: the answer to a replayed move (its key keeps no view; one
+        stored before they stopped does)."""
         caller = self.look(match_id).seen_by(seat)
         if caller.record.version == version:
             return self.views.body(self.store, caller)
         return self.views.dump_view(next(replayed_views(self.store, caller, version - 1)))
 
     def _decide_move(self, writes: storage.WriteRecorder, loaded: Loaded, seat: int, move_data: Any,
-                     version: int | None, version_from_header: bool, idem: str | None,
-                     request_digest: str, keep_answer: bool = True,
-                     ) -> tuple[MoveResult, Loaded, tuple[Caller, dict[str, Any]]]:
+                     version: int | None, version_from_header: bool, idem: storage.IdempotencyKey | None,
+                     request_digest: str) -> tuple[MoveResult, Loaded, tuple[Caller, dict[str, Any]]]:
         """Check `seat`'s move on `loaded` (which it changes), record the writes of the version it
         makes on `writes` and render the mover's view of it (its version-fixed part returned, to
         be kept once the version is saved)."""
@@ -363,9 +361,8 @@ class MatchService:
         fixed = self.views.render_fixed(viewer)  # kept once saved (`play`): this move may lose its race
         body = self.views.body(self.store, viewer, fixed=fixed)
         if idem is not None:
-            record_json = {"fingerprint": request_digest, "version": after.record.version,
-                           **({"body": body} if keep_answer else {})}
-            self.store.keep_response(writes, idem, record_json, self.config.IDEMPOTENCY_TTL_SECONDS)
+            self.store.keep_response(writes, idem, request_digest, after.record.version,
+                                     self.config.IDEMPOTENCY_TTL_SECONDS)
         return MoveResult(body, after.record.version), after, (viewer, fixed)
 
     # leaving, resigning, cancelling, rematches -----------------------------------------------

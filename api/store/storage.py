@@ -40,7 +40,7 @@ import json
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeAlias, TypeVar, cast
+from typing import Any, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
 from redis import Redis
 from redis.client import Pipeline
@@ -111,10 +111,24 @@ def recovery_key(match_id: str, version: int) -> str:
     return f"{_tag(match_id)}:recover:{version}"
 
 
-def idempotency_key(match_id: str, seat: int, key: str) -> str:
-    """Where the response to an Idempotency-Key is kept, scoped to one match and seat."""
+#: Hex digits of a request's fingerprint an Idempotency-Key's record keeps (128 bits).
+FINGERPRINT_DIGITS = 32
+
+
+class IdempotencyKey(NamedTuple):
+    """Where an Idempotency-Key's record is kept: a field of the match's one hash of them (a key
+    of its own cost ~230 bytes a move for a day, more than the match itself), scoped to a seat;
+    `legacy`: the key of its own a record had before."""
+
+    key: str
+    field: str
+    legacy: str
+
+
+def idempotency_key(match_id: str, seat: int, key: str) -> IdempotencyKey:
+    """Where the record of an Idempotency-Key (or a socket move's `ws:<ref>`) is kept."""
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    return f"{_tag(match_id)}:idem:{seat}:{digest}"
+    return IdempotencyKey(f"{_tag(match_id)}:idem", f"{seat}:{digest}", f"{_tag(match_id)}:idem:{seat}:{digest}")
 
 
 def ticket_key(match_id: str, ticket: str) -> str:
@@ -167,11 +181,11 @@ def keys_of(match_id: str) -> list[str]:
 # --- compare-and-set in one round trip ------------------------------------------------
 
 #: The writes of a change run only if the match is still at the version they were computed from
-#: and no guard key exists (an Idempotency-Key's record): KEYS[1] the match's record, KEYS[2] its
+#: and no guard field exists (an Idempotency-Key's record): KEYS[1] the match's record, KEYS[2] its
 #: log (whose length is the version), KEYS[3] its hash in the old format (which has a version
-#: field), KEYS[4..g+3] the guards, the rest the keys written (declared for Redis Cluster; one
-#: slot). ARGV: the version, g, the number of commands, then each command as its argument count
-#: and its arguments.
+#: field), KEYS[4..g+3] the guards' hashes, the rest the keys written (declared for Redis Cluster;
+#: one slot). ARGV: the version, g, the number of commands, the g guards' fields, then each command
+#: as its argument count and its arguments.
 COMPARE_AND_SET = """
 local version
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -180,10 +194,11 @@ else
   version = redis.call('HGET', KEYS[3], 'version')
 end
 if version ~= ARGV[1] then return 0 end
-for i = 4, tonumber(ARGV[2]) + 3 do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+local guards = tonumber(ARGV[2])
+for i = 1, guards do
+  if redis.call('HEXISTS', KEYS[i + 3], ARGV[i + 3]) == 1 then return 0 end
 end
-local at = 4
+local at = 4 + guards
 for _ = 1, tonumber(ARGV[3]) do
   local count = tonumber(ARGV[at])
   redis.call(unpack(ARGV, at + 1, at + count))
@@ -326,18 +341,18 @@ class Store:
                     continue
 
     def compare_and_set(self, match_id: str, version: int, writes: WriteRecorder,
-                        absent: Sequence[str] = (), then: WriteRecorder | None = None) -> bool:
+                        absent: Sequence[IdempotencyKey] = (), then: WriteRecorder | None = None) -> bool:
         """Run the `writes` recorded for a match atomically, only if it is still at `version` and
-        no key of `absent` exists: one round trip (a Lua script; every key in the match's slot).
-        False when it moved on (or a guard key appeared): nothing was written then.
+        no record of `absent` exists: one round trip (a Lua script; every key in the match's slot).
+        False when it moved on (or a guard record appeared): nothing was written then.
 
         `then` holds writes that span slots (the lobby, the due set, metrics, the notification),
         run once the change is saved: in the same script on a single Redis, in one pipeline
         right after it on a Cluster (whose scripts stay in one slot)."""
         cluster = isinstance(self.redis, RedisCluster)
         commands = writes.commands + (then.commands if then is not None and not cluster else [])
-        keys = [match_key(match_id), log_key(match_id), legacy_keys(match_id)[0], *absent]
-        argv: list[Any] = [version, len(absent), len(commands)]
+        keys = [match_key(match_id), log_key(match_id), legacy_keys(match_id)[0], *(guard.key for guard in absent)]
+        argv: list[Any] = [version, len(absent), len(commands), *(guard.field for guard in absent)]
         for command in commands:
             if command[0] != "PUBLISH" and command[1] not in keys:
                 keys.append(command[1])
@@ -545,18 +560,28 @@ class Store:
 
     # idempotency records -----------------------------------------------------------
 
-    def idempotent_response(self, pipe: Redis | RedisCluster | Pipeline | ClusterPipeline, key: str) -> dict[str, Any] | None:
-        """The response stored for an Idempotency-Key (None: none), compressed or (older) plain JSON."""
-        raw = pipe.get(key)
-        if not raw:
+    def idempotent_response(self, idem: IdempotencyKey) -> dict[str, Any] | None:
+        """What is kept for an Idempotency-Key (None: nothing): the request's fingerprint and the
+        version its move made; a record of the older kinds (a key of its own, with the whole answer
+        as JSON, later zlib-compressed) has the answer as `body` too. One round trip."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(idem.key, idem.field)
+            pipe.get(idem.legacy)
+            record, legacy = pipe.execute()
+        if record:
+            version, _, fingerprint = text(record).partition(":")
+            return {"fingerprint": fingerprint, "version": int(version)}
+        if not legacy:
             return None
-        raw = binary(raw)
+        raw = binary(legacy)
         return cast(dict[str, Any], json.loads(raw if raw[:1] == b"{" else zlib.decompress(raw)))
 
-    def keep_response(self, pipe: Writes, key: str, response: dict[str, Any], ttl: int) -> None:
-        """Queue (inside MULTI) the storing of the response to an Idempotency-Key, for `ttl` seconds
-        (zlib-compressed JSON: a view compresses to a third, and a key lives a day)."""
-        pipe.set(key, zlib.compress(json.dumps(response, separators=(",", ":")).encode()), ex=ttl)
+    def keep_response(self, pipe: Writes, idem: IdempotencyKey, fingerprint: str, version: int, ttl: int) -> None:
+        """Queue (inside MULTI) the record of an Idempotency-Key: the version its move made and the
+        request's fingerprint, its first 32 hex digits (`<version>:<fingerprint>`: short enough for
+        Redis to pack the hash, ~50 bytes a record); the hash lives `ttl` seconds from its last record."""
+        pipe.hset(idem.key, idem.field, f"{version}:{fingerprint[:FINGERPRINT_DIGITS]}")
+        pipe.expire(idem.key, ttl)
 
     # bot progress ---------------------------------------------------------------------
 

@@ -262,7 +262,8 @@ def play(match_id: str) -> Response:
 
     `move` is one entry of `legal_moves`, verbatim. Name the version you chose it at (body
     `version`, or `If-Match`) to be refused with 409/412 when the match moved on. An
-    `Idempotency-Key` header makes a retry return the first response without playing twice;
+    `Idempotency-Key` header makes a retry return the answer of the move it played (the seat's
+    view of the version that move made) without playing twice;
     `ws:<ref>` is the key of a move sent on the seat's socket with that `ref` (the socket died
     before its answer: post it under that key and it is played at most once).
     """
