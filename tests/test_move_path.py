@@ -213,3 +213,21 @@ def test_a_follower_told_of_the_version_this_process_saved_reads_nothing(app_wit
     redis.config_resetstat()
     assert svc.look_at(match_id, mine["version"] + 2).record.version == mine["version"] + 1
     assert command_calls(redis)["get"] == 1
+
+
+def test_a_keyed_move_reads_no_record_of_its_key(app_with, redis) -> None:
+    """A keyed move's first try saves with the key as the script's guard and reads nothing of it:
+    a keyed move after the seat's read is still one script (its retry reads the record)."""
+    client = app_with(RATE_LIMITS_ENABLED=False).test_client()
+    match_id, tokens = duel(client)
+    mover = view(client, match_id)["to_act"]
+    mine = view(client, match_id, tokens[mover])
+    key = {"Idempotency-Key": "one-script"}
+    redis.config_resetstat()
+    assert play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"], key).status_code == 200
+    calls = command_calls(redis)
+    assert calls.get("evalsha", 0) + calls.get("eval", 0) == 1
+    assert not {"get", "hget", "hgetall"} & set(calls), calls
+    redis.config_resetstat()
+    again = play(client, match_id, tokens[mover], mine["legal_moves"][0], mine["version"], key)
+    assert again.headers["Idempotent-Replayed"] == "true" and command_calls(redis).get("hget") == 1

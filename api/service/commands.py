@@ -292,14 +292,14 @@ class MatchService:
         idem = storage.idempotency_key(match_id, seat, idempotency_key) if idempotency_key else None
         request_digest = fingerprint({"move": move_data, "version": version}) if idem else ""
         loaded: Loaded = caller
+        # A key's record is looked for only once the move was refused or not saved: the script
+        # saves nothing while the record exists, so a retry is never played twice, and a first
+        # try (nearly every keyed move) costs no read of it.
+        tried = False
         while True:
-            if idem is not None:
-                stored = self.store.idempotent_response(idem)
-                if stored is not None:
-                    if not request_digest.startswith(stored["fingerprint"]):  # a record keeps a prefix
-                        raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
-                    body = stored.get("body") or self._answer_of(match_id, seat, stored["version"])
-                    return MoveResult(body, stored["version"], replayed=True)
+            if idem is not None and tried and (replayed := self._replayed(idem, request_digest, match_id, seat)):
+                return replayed
+            tried = True
             base, listed_as = loaded.record.version, loaded.record.status
             writes = storage.WriteRecorder()
             try:
@@ -309,6 +309,8 @@ class MatchService:
                 if loaded.kept:  # refused on a read kept from before: only a fresh one may refuse it
                     loaded = self.look(match_id)
                     continue
+                if idem is not None and (replayed := self._replayed(idem, request_digest, match_id, seat)):
+                    return replayed  # a retry of a move played: refused now, answered as then
                 if isinstance(error, TimeRanOut):
                     self.ensure_progress(self.load(match_id))
                 raise
@@ -321,6 +323,18 @@ class MatchService:
         self.recent.keep(match_id, after.record.stored, after.presence)
         self._schedule_bot(after)
         return result
+
+    def _replayed(self, idem: storage.IdempotencyKey, request_digest: str, match_id: str,
+                  seat: int) -> MoveResult | None:
+        """The answer to a retry of the move recorded under `idem` (None: no record); 422 when
+        the key was used for another request."""
+        stored = self.store.idempotent_response(idem)
+        if stored is None:
+            return None
+        if not request_digest.startswith(stored["fingerprint"]):  # a record keeps a prefix
+            raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
+        body = stored.get("body") or self._answer_of(match_id, seat, stored["version"])
+        return MoveResult(body, stored["version"], replayed=True)
 
     def _answer_of(self, match_id: str, seat: int, version: int) -> dict[str, Any]:
         """The seat's view of `version`: the answer to a replayed move (its key keeps no view; one
