@@ -1,6 +1,8 @@
 // The bench's load: N two-player matches at once, both seats scripted clients playing a legal move
 // as soon as their view says they are to act. Usage:
 //   node driver.js bgio|coven-ws|coven-sse|coven-longpoll URL MATCHES SECONDS PIDS
+// Coven's seats send each move as the official clients do (a socket move with a `ref`, a posted
+// one with an Idempotency-Key: each keeps a record, which counts in the memory a match holds).
 // Prints one JSON line: moves (seen by the other seat), seconds, latency p50/p99 (ms, from a move
 // sent to the other seat holding the new state), server CPU seconds (PIDS, comma-separated, read
 // from /proc over the measured window) and the matches created.
@@ -38,8 +40,8 @@ function pick(list) {
   return list[Math.floor(Math.random() * list.length)];
 }
 
-async function json(method, url, body, token) {
-  const headers = { 'Content-Type': 'application/json' };
+async function json(method, url, body, token, extra = {}) {
+  const headers = { 'Content-Type': 'application/json', ...extra };
   if (token) headers.Authorization = `Bearer ${token}`;
   const answer = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await answer.json();
@@ -125,7 +127,8 @@ function coven_ws(id, seat, token, onView, stop) {
       if (message.type === 'error') failed(`${message.problem.status} ${message.problem.title}`);
       if (message.type !== 'match') return;
       const move = onView(seat, message.view);
-      if (move) ws.send(JSON.stringify({ type: 'move', ...move }));
+      // with a ref, as the official clients send a move: its idempotency key
+      if (move) ws.send(JSON.stringify({ type: 'move', ...move, ref: crypto.randomUUID() }));
     });
     ws.on('close', () => { clearInterval(timer); resolve(); });
     ws.on('error', (error) => { if (!stop.done) failed(`socket: ${error.message}`); }); // closed by the stop: not an error
@@ -134,7 +137,8 @@ function coven_ws(id, seat, token, onView, stop) {
 
 async function play(id, token, move) {
   try {
-    return await json('POST', `${base}/v1/matches/${id}/moves`, move, token);
+    // with an Idempotency-Key, as the official clients post a move
+    return await json('POST', `${base}/v1/matches/${id}/moves`, move, token, { 'Idempotency-Key': crypto.randomUUID() });
   } catch (error) {
     failed(`move: ${error.message}`.slice(0, 80));
     return null;
