@@ -145,17 +145,17 @@ def test_a_match_of_the_old_format_reads_the_same_and_moves_over_on_its_next_cha
 
 
 def test_idempotency_records_are_fields_of_one_hash_and_older_ones_still_read(redis: Redis) -> None:
-    """A key's record is `<version>:<fingerprint>` in the match's one hash of them (expiring with
-    its last record); the older records, each a key of its own holding the whole answer (plain JSON,
+    """A key's record is the fingerprint's first 8 bytes and the version, in the match's one hash
+    of them (expiring with its last record); the older records, each a key of its own holding the whole answer (plain JSON,
     later zlib-compressed), still read, their answer as `body`."""
     store = Store(redis, lambda status: 3600)
     new = idempotency_key("m0", 0, "new")
     with redis.pipeline(transaction=True) as pipe:
         store.keep_response(pipe, new, "ab" * 32, 7, 60)
         pipe.execute()
-    assert redis.hgetall(new.key) == {new.field.encode(): b"7:" + b"ab" * 16} and 0 < redis.ttl(new.key) <= 60
-    assert redis.object("encoding", new.key) in (b"listpack", b"ziplist")  # packed (Redis 7, 6): ~50 bytes a record
-    assert store.idempotent_response(new) == {"fingerprint": "ab" * 16, "version": 7}
+    assert redis.hgetall(new.key) == {new.field: b"\xab" * 8 + b"7"} and 0 < redis.ttl(new.key) <= 60
+    assert redis.object("encoding", new.key) in (b"listpack", b"ziplist")  # packed (Redis 7, 6): ~25 bytes a record
+    assert store.idempotent_response(new) == {"fingerprint": "ab" * 8, "version": 7}
     older = {"fingerprint": "cd" * 32, "body": {"state": {"hand": ["red-1"] * 40}}, "version": 3}
     for name, stored in (("zlib", zlib.compress(json.dumps(older).encode())), ("plain", json.dumps(older))):
         redis.set(idempotency_key("m0", 1, name).legacy, stored)
