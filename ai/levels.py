@@ -27,6 +27,8 @@ class Level:
     exact: bool = False
     #: expectimax only: the most player nodes below the root before a leaf
     depth: int = 0
+    #: ismcts only: the game's playout policy (`Game.search_playout`; "": its default playout)
+    playout: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""

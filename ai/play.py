@@ -49,8 +49,10 @@ def choose_move(
         if on_progress is not None:
             on_progress(Progress(0, 0.0, move, 0))
         return move
-    depth = {"depth": level.depth} if level.depth else {}
+    extra: dict[str, Any] = {"depth": level.depth} if level.depth else {}
+    if level.playout:
+        extra["playout_policy"] = level.playout
     found: SearchResult[M] = METHODS[level.method](
         game, state, seat, rng, level.iterations, level.seconds,
-        on_progress=on_progress, progress_every=progress_every, exact=level.exact, **depth)
+        on_progress=on_progress, progress_every=progress_every, exact=level.exact, **extra)
     return found.move

@@ -106,6 +106,7 @@ def search(
     exploration: float = EXPLORATION,
     stop_early: bool = True,
     exact: bool = False,
+    playout_policy: str = "",
 ) -> SearchResult[M]:
     """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap): `iterations`
     simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
@@ -113,7 +114,8 @@ def search(
     With `stop_early`, the search also ends once the most visited root move can
     no longer be overtaken within the iteration cap: the choice is already made. With `exact`, from a
     position the game calls solvable (`Game.solvable`), a new node whose sample it can solve
-    (`Game.solved_returns`) takes that value, not a playout.
+    (`Game.solved_returns`) takes that value, not a playout. `playout_policy` names the game's
+    playout (`Game.search_playout`; "": its default).
     """
     legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
@@ -126,7 +128,7 @@ def search(
     legal_moves = game.legal_moves
     step = game.step
     sample_chance = game.sample_chance
-    playout = game.playout
+    playout = game.search_playout(playout_policy)
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
     solved = game.solved_returns if exact and game.solvable(state) else None

@@ -263,6 +263,16 @@ class Game(Generic[S, M]):
         """
         return self.random_playout(state, rng)
 
+    def search_playout(self, policy: str) -> Callable[[S, random.Random], tuple[float, ...]]:
+        """The playout one search plays, by a level's name for its policy ("": `playout`).
+
+        A search asks once and keeps what it gets, so a policy may learn from that search's
+        earlier playouts (a fresh one each search). KeyError for a policy the game does not name.
+        """
+        if policy:
+            raise KeyError(f"{self.info.id} has no playout policy {policy!r}")
+        return self.playout
+
     def random_playout(self, state: S, rng: random.Random) -> tuple[float, ...]:
         """Play uniformly random legal moves (and sampled chance) to the end; return `returns`.
 

@@ -18,7 +18,7 @@ import random
 
 import cython
 
-from engine.witches.cards import COLOUR, HAND_SIZE, LED_KEYS, cards_of
+from engine.witches.cards import COLOUR, HAND_SIZE, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
 from engine.witches.rules import returns
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, REVEAL, WitchesState
 
@@ -35,9 +35,25 @@ Played = cython.typedef(cython.int[54])
 TrickSeats = cython.typedef(cython.int[27])
 #: a read-only C view of 32-bit words when compiled; a memoryview from source
 Words = cython.typedef(cython.const[cython.uint][:])
+#: a writable C view of doubles when compiled (MAST's statistics); a memoryview from source
+Stats = cython.typedef(cython.double[:])
+
+#: Playout policies (`playout`'s `policy`): uniform cards; MAST (move-average sampling, epsilon-greedy
+#: over each card's mean reward in this search's earlier playouts); a cheap heuristic, epsilon-greedy.
+UNIFORM, MAST, HEURISTIC = 0, 1, 2
+#: MAST's keys: one per (seat, leading or following, card)
+MAST_KEYS = 6 * 2 * 54
+#: A heuristic follower wins a trick with a plain card when at least this much is at stake (or it is
+#: last), with a trump when at least this much
+PLAIN_STAKE, TRUMP_STAKE = 3, 6
 
 
-def random_words(s: WitchesState, rng: random.Random) -> memoryview:
+def mast_table() -> memoryview[float]:
+    """Fresh MAST statistics for one search: summed rewards, then counts, per key (`MAST_KEYS`)."""
+    return memoryview(bytearray(8 * 2 * MAST_KEYS)).cast("d")
+
+
+def random_words(s: WitchesState, rng: random.Random, per_card: int = 1) -> memoryview:
     """All the 32-bit random numbers a playout from `s` may use, drawn at once.
 
     On a little-endian machine word j is what the j-th `rng.getrandbits(32)`
@@ -48,7 +64,7 @@ def random_words(s: WitchesState, rng: random.Random) -> memoryview:
     """
     pile = s.pile.bit_count()
     cards = pile + HAND_SIZE * s.n
-    count = pile + cards + cards // s.n + 3
+    count = pile + per_card * cards + cards // s.n + 3
     return memoryview(rng.getrandbits(32 * count).to_bytes(4 * count, "little")).cast("I")
 
 
@@ -60,9 +76,18 @@ def random_words(s: WitchesState, rng: random.Random) -> memoryview:
     discard=cython.ulonglong, rest=cython.ulonglong, pile=list, choices=list, trick=tuple, by_trump=tuple, keys=tuple,
     hands=SeatMasks, captured=SeatMasks, played=Played, base=cython.int, tricks=cython.int,
     leaders=TrickSeats, winners=TrickSeats, keep_trump=cython.bint, flat=tuple, _=cython.int,
+    policy=cython.int, explore=cython.ulonglong, table=Stats, all_keys=tuple, led=tuple, stake=cython.int,
+    cheap=cython.int, cheap_rank=cython.int, rank=cython.int, win=cython.int, win_key=cython.int,
+    mean=cython.double, best_mean=cython.double, at=cython.int, low=cython.ulonglong, first=cython.int,
+    result=tuple,
 )
-def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False) -> tuple[float, ...]:
-    """Play uniformly random cards and chance to the end, in place; return `returns(s)`.
+def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False, policy: int = UNIFORM,
+            epsilon: float = 1.0, stats: memoryview[float] | None = None) -> tuple[float, ...]:
+    """Play cards and chance to the end, in place; return `returns(s)`.
+
+    Cards are uniformly random, or with `policy` MAST or HEURISTIC, uniform with probability
+    `epsilon` and otherwise the policy's card. MAST reads and updates `stats` (`mast_table`): each
+    card played in the playout is credited with its player's reward.
 
     Trump decisions (W11) are uniform over keep and each captured card, or, with
     `keep_trump`, always keep: the search's playout. Random give-ups change the
@@ -73,8 +98,10 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False) -> tu
     phase = s.phase
     if phase == OVER:
         return returns(s)
-    words = random_words(s, rng)  # `r * k >> 32` for the next word r: a uniform index below k
+    words = random_words(s, rng, 2 if policy else 1)  # `r * k >> 32`: a uniform index below k
     w = 0
+    explore = int(epsilon * 4294967296.0)  # a policy move when the word is at or above this
+    table = stats if policy == MAST and stats is not None else _NO_STATS
     one = 1
     n = s.n
     pile = cards_of(s.pile)
@@ -138,6 +165,8 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False) -> tu
     for i in range(count):
         played[i] = trick[i]
     base = 0  # where the current trick starts in `played`
+    first = count  # the playout's own plays start here (MAST credits only those)
+    all_keys = KEYS[s.increasing]
     tricks = 0
     seat = leader + count if leader + count < n else leader + count - n
     mask = hands[seat]
@@ -150,9 +179,53 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False) -> tu
             r = words[w]
             w += 1
             mask = hands[seat]
-            for _ in range(r * size >> 32):  # the card of the index-th lowest bit
-                mask &= mask - 1
-            card = CARD_OF_BIT[(mask & (~mask + 1)) % 67]
+            if policy and r >= explore:
+                if policy == MAST:  # the card of the best mean reward so far (untried: 1, tried first)
+                    at = (seat * 2 + (count > 0)) * 54
+                    card = -1
+                    best_mean = -1.0
+                    while mask:
+                        low = mask & (~mask + 1)
+                        mask ^= low
+                        key = CARD_OF_BIT[low % 67]
+                        mean = table[at + key] / table[MAST_KEYS + at + key] if table[MAST_KEYS + at + key] else 1.0
+                        if mean > best_mean:
+                            best_mean = mean
+                            card = key
+                else:  # lead the cheapest non-trump; follow with the weakest winner if worth it
+                    keys = all_keys[trump]
+                    led = by_trump[trump][COLOUR[played[base]]] if count else keys
+                    best = -1
+                    stake = 0
+                    for i in range(count):
+                        key = played[base + i]
+                        stake += VALUE[key]
+                        if led[key] > best:
+                            best = led[key]
+                    cheap = win = -1
+                    cheap_rank = win_key = 1 << 20
+                    while mask:
+                        low = mask & (~mask + 1)
+                        mask ^= low
+                        key = CARD_OF_BIT[low % 67]
+                        rank = (keys[key] >= TRUMP_BONUS) * 4096 + VALUE[key] * 64 + keys[key]
+                        if rank < cheap_rank:
+                            cheap_rank = rank
+                            cheap = key
+                        if count and best < led[key] < win_key:
+                            win_key = led[key]
+                            win = key
+                    card = cheap
+                    if win >= 0 and (stake >= TRUMP_STAKE if win_key >= TRUMP_BONUS
+                                     else count == n - 1 or stake >= PLAIN_STAKE):
+                        card = win
+            else:
+                if policy:
+                    r = words[w]
+                    w += 1
+                for _ in range(r * size >> 32):  # the card of the index-th lowest bit
+                    mask &= mask - 1
+                card = CARD_OF_BIT[(mask & (~mask + 1)) % 67]
             hands[seat] ^= one << card
             played[base + count] = card
             count += 1
@@ -215,4 +288,17 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False) -> tu
     s.tricks = s.tricks + tuple([
         (leaders[i], flat[i * n:i * n + n], winners[i]) for i in range(tricks)
     ])
-    return returns(s)
+    result = returns(s)
+    if policy == MAST:
+        for i in range(first, tricks * n):
+            seat = leaders[i // n] + i % n
+            if seat >= n:
+                seat -= n
+            key = (seat * 2 + (i % n > 0)) * 54 + played[i]
+            table[key] += result[seat]
+            table[MAST_KEYS + key] += 1.0
+    return result
+
+
+#: a stand-in for MAST's statistics when the policy does not use them
+_NO_STATS: memoryview[float] = memoryview(bytearray(8)).cast("d")

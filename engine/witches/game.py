@@ -13,6 +13,10 @@ from engine.witches.cards import WHEEL_SIDES
 from engine.witches.moves import MOVE_SCHEMA, WitchesMove, move_from_json
 from engine.witches.state import OVER, WitchesState
 
+#: How often a MAST or heuristic playout plays a uniformly random card instead of the policy's.
+MAST_EPSILON = 0.2
+HEURISTIC_EPSILON = 0.5
+
 
 class WitchesGame(Game[WitchesState, WitchesMove]):
     """The Witches' Wheel (rules/witches.md, W1–W14)."""
@@ -83,6 +87,27 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     def playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random cards to the end, every trump kept (W11), in place (`fast.playout`)."""
         return fast.playout(state, rng, keep_trump=True)
+
+    def search_playout(self, policy: str) -> Callable[[WitchesState, random.Random], tuple[float, ...]]:
+        """The default playout (""), or one search's: "mast" (move-average sampling: epsilon-greedy
+        over each card's mean reward in the search's earlier playouts, `fast.MAST`) or "heuristic"
+        (epsilon-greedy over a cheap player's card, `fast.HEURISTIC`), every trump kept."""
+        if policy == "":
+            return self.playout
+        if policy == "mast":
+            stats = fast.mast_table()
+            epsilon = MAST_EPSILON
+
+            def mast(state: WitchesState, rng: random.Random) -> tuple[float, ...]:
+                return fast.playout(state, rng, True, fast.MAST, epsilon, stats)
+            return mast
+        if policy == "heuristic":
+            epsilon = HEURISTIC_EPSILON
+
+            def heuristic(state: WitchesState, rng: random.Random) -> tuple[float, ...]:
+                return fast.playout(state, rng, True, fast.HEURISTIC, epsilon)
+            return heuristic
+        raise KeyError(f"witches has no playout policy {policy!r}")
 
     def random_playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random cards and trump decisions to the end, in place (`fast.playout`)."""
