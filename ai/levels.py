@@ -27,6 +27,9 @@ class Level:
     exact: bool = False
     #: expectimax only: the most player nodes below the root before a leaf
     depth: int = 0
+    #: the chance of a uniformly random legal move instead of the search's (a game whose searches
+    #: all play alike, as The Enchanters' Gathering's, parts its levels by this)
+    blunder: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""
