@@ -71,7 +71,7 @@ GAME_LEVELS: dict[str, dict[str, Level]] = {
         "easy": Level("easy", 1, 0.1, "The greedy player's move in one sampled deal (1 simulation), "
                       "but a random move 9 times in 10.", blunder=0.9),
         "medium": Level("medium", 1, 0.5, "The greedy player's move in one sampled deal (1 simulation), "
-                        "but a random move one time in five.", blunder=0.2),
+                        "but a random move 3 times in 10.", blunder=0.3),
         "hard": Level("hard", 9000, 1.0,
                       "Paired sequential halving of the root moves: 9,000 playouts (at most 1 s of CPU).",
                       method="halving"),

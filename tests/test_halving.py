@@ -111,7 +111,7 @@ def test_enchanters_hard_plays_halving_and_every_other_level_is_the_default() ->
     enchanters = levels_for("enchanters")  # issue 35: levels parted by blunders, hard the surest
     assert [(enchanters[n].method, enchanters[n].iterations, enchanters[n].blunder)
             for n in ("random", "easy", "medium", "hard")] == [
-        ("ismcts", 0, 0.0), ("ismcts", 1, 0.9), ("ismcts", 1, 0.2), ("halving", 9000, 0.0)]
+        ("ismcts", 0, 0.0), ("ismcts", 1, 0.9), ("ismcts", 1, 0.3), ("halving", 9000, 0.0)]
     assert list(enchanters) == list(LEVELS) and enchanters["random"] == LEVELS["random"]
     with pytest.raises(KeyError):
         get_level("grandmaster", "enchanters")
