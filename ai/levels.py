@@ -29,6 +29,9 @@ class Level:
     depth: int = 0
     #: ismcts only: the game's playout policy (`Game.search_playout`; "": its default playout)
     playout: str = ""
+    #: the chance of a uniformly random legal move instead of the search's (a game whose searches
+    #: all play alike, as The Enchanters' Gathering's, parts its levels by this)
+    blunder: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         """The level as the API shows it."""
@@ -63,13 +66,14 @@ GAME_LEVELS: dict[str, dict[str, Level]] = {
         "hard": Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations, the endgame after the "
                       "last draw solved exactly in every sampled deal (at most 1 s of CPU).", exact=True),
     },
-    # The Enchanters' Gathering (2 players, untimed, issue 35): every search level tries the greedy
-    # playout policy's move first, so budgets part the levels little (100 against 10 simulations
-    # 0.605 of 200 games, 1,000 against 100 0.605). An easy of 10 simulations still beats random
-    # 0.705 (0.638-0.764) of 200, and is beaten by medium 0.705 (0.638-0.764) of 200 and by hard
-    # 0.715 of 200 (against 100 simulations: medium 0.605 of 200, hard 0.652 of 400).
+    # The Enchanters' Gathering (2 players, untimed, issue 35; docs/bots/index.md): every search plays
+    # alike (each tries the greedy playout policy's move first), and random play already wins 0.11
+    # against hard, so the levels are parted by blunders (a uniformly random move), not budgets.
     "enchanters": {
-        "easy": Level("easy", 10, 0.1, "A quick information-set MCTS: 10 simulations (at most 0.1 s of CPU)."),
+        "easy": Level("easy", 1, 0.1, "The greedy player's move in one sampled deal (1 simulation), "
+                      "but a random move 9 times in 10.", blunder=0.9),
+        "medium": Level("medium", 1, 0.5, "The greedy player's move in one sampled deal (1 simulation), "
+                        "but a random move 3 times in 10.", blunder=0.3),
         "hard": Level("hard", 9000, 1.0,
                       "Paired sequential halving of the root moves: 9,000 playouts (at most 1 s of CPU).",
                       method="halving"),

@@ -40,11 +40,13 @@ def choose_move(
     progress_every: float = 0.25,
 ) -> M:
     """The move `level` (a name: as this game plays it) makes for `seat` in `state`: random,
-    forced, or the choice of its search method."""
+    forced, a blunder (a random move, with the level's `blunder` chance), or the choice of its
+    search method."""
     if isinstance(level, str):
         level = get_level(level, game.info.id)
     legal = legal_for(game, state, seat)
-    if len(legal) == 1 or (level.iterations <= 0 and level.seconds <= 0):
+    blunders = level.blunder > 0 and len(legal) > 1 and rng.random() < level.blunder
+    if len(legal) == 1 or blunders or (level.iterations <= 0 and level.seconds <= 0):
         move = legal[0] if len(legal) == 1 else rng.choice(legal)
         if on_progress is not None:
             on_progress(Progress(0, 0.0, move, 0))

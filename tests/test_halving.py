@@ -108,11 +108,11 @@ def test_enchanters_hard_plays_halving_and_every_other_level_is_the_default() ->
     witches = levels_for("witches")  # issue 35: a weaker medium, a hard with the exact endgame
     assert (witches["medium"].iterations, witches["hard"].exact) == (300, True)
     assert list(witches) == list(LEVELS)
-    enchanters = levels_for("enchanters")  # issue 35: an easy that medium and hard stand apart from
-    assert (enchanters["easy"].method, enchanters["easy"].iterations) == ("ismcts", 10)
-    assert list(enchanters) == list(LEVELS)
-    assert {name: lv for name, lv in enchanters.items() if name not in ("easy", "hard")} == \
-        {name: lv for name, lv in LEVELS.items() if name not in ("easy", "hard")}
+    enchanters = levels_for("enchanters")  # issue 35: levels parted by blunders, hard the surest
+    assert [(enchanters[n].method, enchanters[n].iterations, enchanters[n].blunder)
+            for n in ("random", "easy", "medium", "hard")] == [
+        ("ismcts", 0, 0.0), ("ismcts", 1, 0.9), ("ismcts", 1, 0.3), ("halving", 9000, 0.0)]
+    assert list(enchanters) == list(LEVELS) and enchanters["random"] == LEVELS["random"]
     with pytest.raises(KeyError):
         get_level("grandmaster", "enchanters")
 

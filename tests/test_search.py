@@ -19,6 +19,7 @@ from tests.toy_games import TOY, Play, ToyState, ToyTricks, card_of
 
 GAMES: list[Game] = [*all_games(), TOY]
 IDS = [g.info.id for g in GAMES]
+ENCHANTERS_GAME = get_game("enchanters")
 GENEROUS = 60.0  # seconds: a time cap that never binds in these tests
 
 
@@ -198,6 +199,37 @@ def test_single_legal_move_is_returned_at_once() -> None:
     move = choose_move(game, state, seat, "hard", random.Random(0), on_progress=reports.append)
     assert move == game.legal_moves(state)[0]
     assert [(r.iterations, r.best_move) for r in reports] == [(0, move)]
+
+
+# --- blunders -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_a_blundering_level_plays_legal_moves_the_same_for_a_seed(game: Game) -> None:
+    level = Level("test", 40, GENEROUS, "", blunder=0.5)
+    for state, seat in spread(list(decision_states(game, game.info.min_players, 2)), 10):
+        moves = [choose_move(game, state, seat, level, random.Random(11)) for _ in range(2)]
+        assert moves[0] == moves[1] and moves[0] in game.legal_moves(state)
+        game.check_move(state, moves[0])
+
+
+def test_a_level_that_always_blunders_plays_a_random_move_without_searching() -> None:
+    game = _NoSearchToy()  # its determinize fails: no search ran
+    state, seat = next((s, p) for s, p in decision_states(game, 2, 0) if len(game.legal_moves(s)) > 2)
+    level = Level("test", 10**9, 0.0, "", blunder=1.0)
+    chosen = {choose_move(game, state, seat, level, random.Random(seed)) for seed in range(60)}
+    assert chosen <= set(game.legal_moves(state)) and len(chosen) > 2
+
+
+def test_a_level_without_blunders_plays_its_search_move() -> None:
+    """No blunder chance draws nothing from the generator: the move is the search's for that seed."""
+    for state, seat in spread(list(decision_states(ENCHANTERS_GAME, 2, 4)), 6):
+        if len(ENCHANTERS_GAME.legal_moves(state)) < 2:
+            continue
+        found = search(ENCHANTERS_GAME, state, seat, random.Random(8), iterations=60, seconds=GENEROUS)
+        level = Level("test", 60, GENEROUS, "")
+        assert choose_move(ENCHANTERS_GAME, state, seat, level, random.Random(8)) == found.move
+
 
 
 # --- known answers ----------------------------------------------------------
