@@ -14,10 +14,10 @@ import pytest
 
 from ai.levels import Level
 from ai.play import choose_move
-from engine.witches import GAME, Deal, Draw, First, Keep, Play, Reveal, WitchesState, fast
+from engine.witches import GAME, Keep, Play, WitchesState, fast
 from engine.witches.cards import COLOUR, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
-from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL
-from tests.test_witches_rules import assert_conserved, cards, random_game
+from engine.witches.state import DECIDE, OVER, PLAY
+from tests.test_witches_rules import assert_conserved, cards, drawn_chance, random_game
 
 
 def reference_card(s: WitchesState, policy: int, stats: list[float]) -> int:
@@ -57,13 +57,9 @@ def reference_playout(state: WitchesState, rng: random.Random, policy: int, epsi
         state = GAME.apply(state, Keep())
     before = list(stats)
     while state.phase != OVER:
-        if state.phase in (DEAL, DRAW):
-            card = pile.pop(next(words) * len(pile) >> 32)
-            move = (Deal if state.phase == DEAL else Draw)(card)
-        elif state.phase == REVEAL:
-            move = Reveal(pile.pop(next(words) * len(pile) >> 32))
-        elif state.phase == FIRST:
-            move = First(next(words) * state.n >> 32)
+        chance = drawn_chance(state, words, pile)
+        if chance is not None:
+            move = chance
         elif state.phase == PLAY:
             r = next(words)
             if r >= explore:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,6 +28,7 @@ from engine.witches.cards import (
     parse_card,
     ranking,
 )
+from engine.witches.moves import WitchesMove
 from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL
 
 # --- helpers ----------------------------------------------------------------------
@@ -689,6 +690,19 @@ def test_fast_and_generic_playouts_agree_in_distribution() -> None:
         assert abs(a - b) < 60  # ~4.5 standard deviations of a 300-game win count
 
 
+def drawn_chance(state: WitchesState, words: Iterator[int], pile: list[int]) -> WitchesMove | None:
+    """The chance move a fast playout draws at `state` from its next `words` (an index `r * k >> 32`
+    into `pile`, the pile's cards in the playout's order, or into the seats); None at a player's move."""
+    if state.phase in (DEAL, DRAW):
+        card = pile.pop(next(words) * len(pile) >> 32)
+        return (Deal if state.phase == DEAL else Draw)(card)
+    if state.phase == REVEAL:
+        return Reveal(pile.pop(next(words) * len(pile) >> 32))
+    if state.phase == FIRST:
+        return First(next(words) * state.n >> 32)
+    return None
+
+
 def checked_playout(state: WitchesState, rng: random.Random, keep_trump: bool = False) -> WitchesState:
     """The fast playout's game through the checked path: every transition by `apply`.
 
@@ -707,13 +721,9 @@ def checked_playout(state: WitchesState, rng: random.Random, keep_trump: bool = 
         pick = next(words) * (len(choices) + 1) >> 32
         state = GAME.apply(state, Trump(choices[pick - 1]) if pick else Keep())
     while state.phase != OVER:
-        if state.phase in (DEAL, DRAW):
-            card = pile.pop(next(words) * len(pile) >> 32)
-            move = (Deal if state.phase == DEAL else Draw)(card)
-        elif state.phase == REVEAL:
-            move = Reveal(pile.pop(next(words) * len(pile) >> 32))
-        elif state.phase == FIRST:
-            move = First(next(words) * n >> 32)
+        chance = drawn_chance(state, words, pile)
+        if chance is not None:
+            move = chance
         elif state.phase == PLAY:
             hand = cards_of(state.hands[state.turn])
             move = Play(hand[next(words) * len(hand) >> 32])
