@@ -39,6 +39,7 @@ class Level:
             "name": self.name,
             "iterations": self.iterations,
             "seconds": self.seconds,
+            "blunder": self.blunder,
             "description": self.description,
         }
 

@@ -61,7 +61,7 @@ def test_levels_are_ordered_and_serialisable() -> None:
         assert get_level(name) is level
         assert level.to_json() == {
             "name": name, "iterations": level.iterations,
-            "seconds": level.seconds, "description": level.description,
+            "seconds": level.seconds, "blunder": level.blunder, "description": level.description,
         }
 
 

@@ -215,6 +215,8 @@ class LevelSchema(Schema):
     iterations = _always(fields.Integer(metadata=_doc("simulations the level plays (0: no search)")))
     seconds = _always(fields.Float(metadata=_doc(
         "a cap on the search's CPU seconds, never wall time: a safety net its simulations stay inside")))
+    blunder = _always(fields.Float(metadata=_doc(
+        "the chance that it plays a uniformly random legal move instead of its search's (0: never)", 0.0)))
     description = _always(fields.String())
     rating = _always(fields.Nested(RatingSchema, allow_none=True, metadata=_doc(
         "strength at this game on the ladder (null when not rated yet)")))
