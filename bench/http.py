@@ -54,6 +54,7 @@ from typing import Any, cast
 
 import orjson
 
+from bench import tables
 from bench.search import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -735,35 +736,6 @@ def phase_bytes(ports: dict[str, Any], matches: int) -> dict[str, Any]:
 # --- the run ---------------------------------------------------------------------------------
 
 
-def table(results: dict[str, Any]) -> str:
-    w, t, b, m = results["waiters"], results["throughput"], results["bots"], results["redis"]
-    rows = [
-        ("waiters held (long-poll + SSE)", f"{w['waiters_held_min']:,} of {w['waiters_asked']:,} "
-                                           f"over {w['matches']:,} matches"),
-        ("/healthz while they wait", f"p50 {w['healthz']['p50_ms']} ms, p99 {w['healthz']['p99_ms']} ms"),
-        ("move POST while they wait", f"p50 {w['move_post']['p50_ms']} ms, p99 {w['move_post']['p99_ms']} ms"),
-        ("bare Flask + Redis", f"{t['bare_rps']:,} req/s"),
-        ("match view", f"{t['view_rps']:,} req/s ({t['view_ratio']}x bare)"),
-        ("server CPU per request: bare, view", f"{t['bare_cpu_ms']} ms, {t['view_cpu_ms']} ms "
-                                               f"(bare/view {t['view_cpu_ratio']})"),
-        ("move", f"{t['move_rps']:,} req/s ({t['move_ratio']}x bare)"),
-        ("server CPU per move POST (reads taken out)", f"{t['move_cpu_ms']} ms (bare/move {t['move_cpu_ratio']})"),
-    ]
-    for key, value in b.items():
-        if isinstance(value, dict):
-            rows.append((f"bot turn ({b['level']}), {key.replace('_', ' ')}",
-                         f"p50 {value['p50_ms']} ms, p99 {value['p99_ms']} ms ({value['n']} turns)"))
-    rows.append(("crowded / idle bot turn p50", f"{b['crowded_over_idle_p50']}x"))
-    rows.append(("bot turns recovered, duplicate searches (no kill)",
-                 f"{b['bot_turns_recovered']}, {b['bot_turns_duplicate_searches']} (target 0, 0)"))
-    rows.append((f"with {ANALYSES} analyses queued / idle bot turn p99", f"{b['analyses_over_idle_p99']}x (target <= 1.5x)"))
-    for status in ("active", "finished"):
-        parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
-        rows.append((f"Redis per {status} match ({m['game']})", f"{m[f'{status}_bytes']} bytes ({parts})"))
-    width = max(len(name) for name, _ in rows)
-    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
-
-
 def main(argv: list[str] | None = None) -> int:
     from gevent import monkey
 
@@ -798,9 +770,9 @@ def main(argv: list[str] | None = None) -> int:
             "redis": phase_bytes(ports, args.matches),
         }
     results["seconds"] = round(time.time() - started)
-    print(table(results))
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=2) + "\n")
+    print(tables.http_table(args.output.parent, args.output.name))  # the Markdown the docs show
     print(f"bench-http: {results['seconds']} s; written to {args.output}")
     return 0
 

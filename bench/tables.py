@@ -104,11 +104,11 @@ def openspiel_table(folder: Path = RESULTS) -> str:
     return "\n".join([*out, "", provenance(report, "openspiel.json")])
 
 
-def http_table(folder: Path = RESULTS) -> str:
-    """`make bench-http`'s web tier under load."""
-    report = load(folder, "http.json")
+def http_table(folder: Path = RESULTS, name: str = "http.json") -> str:
+    """`make bench-http`'s web tier under load (from `folder`/`name`)."""
+    report = load(folder, name)
     if report is None:
-        return missing("http.json", "make bench-http")
+        return missing(name, "make bench-http")
     w, t, b, m = report["waiters"], report["throughput"], report["bots"], report["redis"]
     rows = [
         ("waiters held (half long-polls, half event streams)",
@@ -139,7 +139,7 @@ def http_table(folder: Path = RESULTS) -> str:
         parts = ", ".join(f"{name} {size}" for name, size in m[f"{status}_by_key"].items())
         rows.append((f"Redis per {status} match ({m['game']})", f"{m[f'{status}_bytes']:,} bytes ({parts})"))
     out = ["| measure | result |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
-    return "\n".join([*out, "", provenance(report, "http.json")])
+    return "\n".join([*out, "", provenance(report, name)])
 
 
 #: bench/peers.py's names of Coven's transports and of boardgame.io's stores, as a reader says them.
