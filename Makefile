@@ -114,9 +114,13 @@ wheelhouse: $(TEST_STAMP)
 screenshots: $(TEST_STAMP) chromium compiled
 	SCREENSHOTS_DIR=docs/play/img $(BIN)/python -m pytest tests/test_browser.py -k phone_width
 
+# Every check's row goes into bench/results/strength.json (the docs' strength page shows them);
+# STRENGTH_CHECKS="witches-hard" plays only the checks whose test ids match (pytest -k).
+STRENGTH_CHECKS ?=
 strength: $(TEST_STAMP) $(BENCH_STAMP) compiled
-	$(BIN)/python -m pytest -m slow -s -p no:cacheprovider
-	$(MAKE) ladder
+	STRENGTH_RESULTS=bench/results/strength.json $(BIN)/python -m pytest -m slow -s -p no:cacheprovider \
+	  $(if $(STRENGTH_CHECKS),-k "$(STRENGTH_CHECKS)")
+	$(if $(STRENGTH_CHECKS),,$(MAKE) ladder)
 
 # The rated ladder (ai/ratings.json, shown by GET /v1/games): LADDER_GAMES games per pair of players.
 LADDER_GAMES ?= 100

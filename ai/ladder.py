@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -215,11 +216,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--skip", nargs="*", default=[], help="players left out (e.g. hard)")
     parser.add_argument("--output", type=Path, default=RATINGS_FILE)
     args = parser.parse_args(argv)
+    from bench.search import provenance  # the benchmarks' stamp; the web tier reads ratings only
+
     chosen = [get_game(g) for g in args.games] if args.games else all_games()
     existing = json.loads(args.output.read_text()) if args.output.is_file() else {"games": {}}
     for game in chosen:
-        existing["games"][game.info.id] = ladder(game, args.per_pair, processes=args.processes,
-                                                 skip=args.skip)
+        started = time.perf_counter()
+        result = ladder(game, args.per_pair, processes=args.processes, skip=args.skip)
+        # when, at which commit and on what the game was rated: the docs' table says so
+        result["measured"] = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **provenance(),
+                              "seconds": round(time.perf_counter() - started)}
+        existing["games"][game.info.id] = result
         args.output.write_text(json.dumps(existing, indent=2) + "\n")
     print(table(existing["games"]))
 

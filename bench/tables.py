@@ -208,7 +208,48 @@ def _memory_played(report: dict[str, Any], size: int) -> dict[str, float]:
     return out
 
 
+def strength_table(folder: Path = RESULTS) -> str:
+    """`make strength`'s head-to-head rows, each with its date and commit (they come from separate runs)."""
+    report = load(folder, "strength.json")
+    if report is None or not report.get("rows"):
+        return missing("strength.json", "make strength")
+    out = ["| game | match | games | a's win rate (95% interval) | target | seed | measured |",
+           "|---|---|---:|---|---|---|---|"]
+    machines = set()
+    for row in report["rows"].values():
+        met = "met" if row["met"] else "**not met**"
+        note = f"; {row['note']}" if row.get("note") else ""
+        out.append(f"| {row['game']} | {row['a']} vs {row['b']} | {row['games']:,} "
+                   f"| {row['rate']:.3f} ({row['low']:.3f}–{row['high']:.3f}){note} | {row['target']}: {met} "
+                   f"| `{row['seed']}` | {row['date'][:10]}, `{row.get('commit') or 'unrecorded'}` |")
+        machines.add(f"{row.get('cpu') or 'an unrecorded CPU'} ({row.get('cores') or '?'} cores)")
+    out += ["", f"*Played by `make strength` on {', '.join(sorted(machines))}; each row's date and commit "
+                "are its own run's. Source: `bench/results/strength.json`.*"]
+    return "\n".join(out)
+
+
+def ladder_table(path: Path = RESULTS.parent.parent / "ai" / "ratings.json") -> str:
+    """`make ladder`'s ratings (ai/ratings.json), best first per game, with when each game was rated."""
+    if not path.exists():
+        return "*No `ai/ratings.json` committed yet: `make ladder` writes it.*"
+    games = json.loads(path.read_text())["games"]
+    out = ["| game | player | rating | 95% interval | games |", "|---|---|---:|---|---:|"]
+    stamps = []
+    for game_id, result in games.items():
+        for name, r in sorted(result["ratings"].items(), key=lambda item: -item[1]["elo"]):
+            interval = "—" if name == "random" else f"{r['low']:+d} … {r['high']:+d}"
+            rating = f"{r['elo']:+d}" if r["elo"] else "0"
+            out.append(f"| {game_id} | `{name}` | {rating} | {interval} | {r['games']:,} |")
+        measured = result.get("measured")
+        when = (f"rated {measured['date'][:10]} at commit `{measured.get('commit') or 'unrecorded'}` on "
+                f"{measured.get('cpu') or 'an unrecorded CPU'} ({measured.get('cores') or '?'} cores)"
+                if measured else "rated before the ladder stamped its runs (see `git log ai/ratings.json`)")
+        stamps.append(f"{game_id}: {result['games_per_pair']} games a pair, seed `{result['seed']}`, {when}")
+    out += ["", "*" + "; ".join(stamps) + ". Source: `ai/ratings.json`.*"]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
     print("\n\n".join([search_tables(folder), level_table(folder), openspiel_table(folder), http_table(folder),
-                        peers_table(folder)]))
+                        peers_table(folder), strength_table(folder), ladder_table()]))

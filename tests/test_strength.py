@@ -5,7 +5,9 @@ win rate with its Wilson 95% interval so the figures can be copied to notes.
 A shared win counts as half. The checks are test data: a game whose results
 are mostly luck gets its own row below, never a branch in the engine or the bot.
 
-`STRENGTH_GAMES=40 make strength` runs shorter (informal) matches.
+`STRENGTH_GAMES=40 make strength` runs shorter (informal) matches. With `STRENGTH_RESULTS` naming a
+file (`make strength` names `bench/results/strength.json`), each check's row is recorded there with
+its date and commit (`bench.strength`), and the docs' strength page shows it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ai.arena import Policy, paired_difference, play_match
+from ai.arena import MatchResult, Policy, paired_difference, play_match
 from ai.ladder import participants
 from ai.levels import LEVELS, Level, get_level
 from engine import all_games, get_game
@@ -87,6 +89,18 @@ OPENSPIEL_CHECKS = (
     OpenSpielCheck("medium", 1000, 200, 0.60),
 )
 
+def _record(key: str, game_id: str, a: str, b: str, result: MatchResult, seed: str, target: str,
+            met: bool, note: str = "") -> None:
+    """Record the check's row when `STRENGTH_RESULTS` names the results file (see the module)."""
+    path = os.environ.get("STRENGTH_RESULTS")
+    if path:
+        from pathlib import Path
+
+        from bench.strength import record, row
+
+        record(Path(path), key, row(game_id, a, b, result, seed, target, met, note))
+
+
 CASES = [
     (game.info.id, check)
     for game in all_games()
@@ -107,6 +121,9 @@ def test_bot_beats_weaker_level(game_id: str, check: Check) -> None:
     low, high = result.interval()
     print(f"\n{game_id} 2p {check.a} vs {check.b}: {result.summary()}")
     measured = result.rate if check.on == "rate" else low
+    _record(f"{game_id}-{check.a}-vs-{check.b}", game_id, check.a, check.b, result, seed,
+            f"{'rate' if check.on == 'rate' else 'lower bound'} ≥ {check.threshold:.2f}",
+            measured >= check.threshold)
     assert measured >= check.threshold, (
         f"{check.a} vs {check.b}: {check.on} {measured:.3f} below {check.threshold}"
     )
@@ -128,6 +145,9 @@ def test_bot_beats_openspiel_ismcts(check: OpenSpielCheck) -> None:
     low, high = result.interval()
     print(f"\nwitches 2p {check.level}@{check.simulations} vs OpenSpiel ISMCTS@{check.simulations}: "
           f"{result.summary()}")
+    _record(f"witches-{check.level}-vs-openspiel-{check.simulations}", "witches",
+            f"{check.level} at {check.simulations:,}", f"OpenSpiel ISMCTS at {check.simulations:,}", result,
+            "strength:openspiel", f"rate ≥ {check.threshold:.2f}", result.rate >= check.threshold)
     assert result.rate >= check.threshold
 
 
@@ -139,9 +159,12 @@ def test_witches_hard_beats_test_opponents(check: Check) -> None:
 
     opponents: dict[str, Policy] = {"strong": strong_player, "pimc": PIMC}
     games = int(os.environ.get("STRENGTH_GAMES", check.games))
+    seed = f"strength:witches:{check.b}"
     result = play_match("witches", participants(get_game("witches"))[check.a], opponents[check.b], games,
-                        seed=f"strength:witches:{check.b}", players=2, processes=2)
+                        seed=seed, players=2, processes=2)
     print(f"\nwitches 2p {check.a} vs {check.b}: {result.summary()}")
+    _record(f"witches-{check.a}-vs-{check.b}", "witches", check.a, check.b, result, seed,
+            f"rate ≥ {check.threshold:.2f}", result.rate >= check.threshold)
     assert result.rate >= check.threshold
 
 
@@ -165,4 +188,8 @@ def test_cube_expectimax_edge_over_careful() -> None:
     print(f"\ncube 2p expectimax (depth 3, 30,000 playouts) vs careful: {result.summary()}; "
           f"careful vs careful on the same seeds {baseline.rate:.3f}; paired edge {edge:+.3f} "
           f"(95% CI {low:+.3f} to {high:+.3f})")
+    _record("cube-expectimax-vs-careful", "cube", "expectimax (depth 3, 30,000 playouts)", "careful", result,
+            seed, "paired edge's interval reaches 0", high >= 0.0,
+            f"careful vs careful on the same seeds {baseline.rate:.3f}; paired edge {edge:+.3f} "
+            f"({low:+.3f} … {high:+.3f})")
     assert high >= 0.0

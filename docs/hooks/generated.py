@@ -56,6 +56,8 @@ MAKERS: dict[str, Callable[[], str]] = {
     "bench-openspiel": lambda: bench_tables.openspiel_table(ROOT / "bench" / "results"),
     "bench-http": lambda: bench_tables.http_table(ROOT / "bench" / "results"),
     "bench-peers": lambda: bench_tables.peers_table(ROOT / "bench" / "results"),
+    "bench-strength": lambda: bench_tables.strength_table(ROOT / "bench" / "results"),
+    "ladder": lambda: bench_tables.ladder_table(ROOT / "ai" / "ratings.json"),
 }
 
 

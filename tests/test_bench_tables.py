@@ -1,0 +1,58 @@
+"""The docs' generated strength and ladder tables (`bench.tables`) from results files written the
+way `make strength` and `make ladder` write them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ai.arena import MatchResult
+from bench.strength import record, row
+from bench.tables import ladder_table, strength_table
+
+
+def _result(score: float, games: int) -> MatchResult:
+    return MatchResult(games=games, wins=int(score), ties=0, losses=games - int(score), score=score,
+                       moves_a=10 * games, seconds_a=games * 0.5)
+
+
+def test_a_check_played_again_replaces_its_row_and_keeps_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "strength.json"
+    record(path, "witches-hard-vs-strong", row("witches", "hard", "strong", _result(130, 200), "s", "rate ≥ 0.95", False))
+    record(path, "cube-hard-vs-careful", row("cube", "hard", "careful", _result(201, 400), "c", "rate ≥ 0.50", True))
+    record(path, "witches-hard-vs-strong", row("witches", "hard", "strong", _result(390, 400), "s", "rate ≥ 0.95", True))
+    rows = json.loads(path.read_text())["rows"]
+    assert list(rows) == ["cube-hard-vs-careful", "witches-hard-vs-strong"]
+    assert rows["witches-hard-vs-strong"]["games"] == 400
+    assert rows["witches-hard-vs-strong"]["rate"] == 0.975
+    assert rows["witches-hard-vs-strong"]["date"] and "cores" in rows["witches-hard-vs-strong"]
+
+
+def test_the_strength_table_shows_each_row_with_its_target_date_and_commit(tmp_path: Path) -> None:
+    assert "make strength" in strength_table(tmp_path)  # nothing recorded yet: says which target writes it
+    fields = row("witches", "hard", "strong", _result(262, 400), "strength:witches:strong", "rate ≥ 0.95", False)
+    fields["commit"] = "abc1234"
+    record(tmp_path / "strength.json", "witches-hard-vs-strong", fields)
+    table = strength_table(tmp_path)
+    line = next(line for line in table.splitlines() if line.startswith("| witches"))
+    assert "hard vs strong" in line and "0.655" in line and "**not met**" in line
+    assert fields["date"][:10] in line and "`abc1234`" in line and "`strength:witches:strong`" in line
+
+
+def test_the_ladder_table_says_when_each_game_was_rated(tmp_path: Path) -> None:
+    ratings = {"games": {
+        "witches": {"games_per_pair": 60, "seed": "ladder", "measured": {
+            "date": "2026-12-03T20:00:00+00:00", "commit": "abc1234", "cpu": "a CPU", "cores": 2},
+            "ratings": {"random": {"elo": 0, "low": 0, "high": 0, "games": 120},
+                        "hard": {"elo": 1360, "low": 1290, "high": 1444, "games": 120}}},
+        "cube": {"games_per_pair": 60, "seed": "ladder",
+                 "ratings": {"random": {"elo": 0, "low": 0, "high": 0, "games": 60}}},
+    }}
+    path = tmp_path / "ratings.json"
+    path.write_text(json.dumps(ratings))
+    table = ladder_table(path)
+    lines = table.splitlines()
+    assert lines[2] == "| witches | `hard` | +1360 | +1290 … +1444 | 120 |"  # best first
+    assert lines[3] == "| witches | `random` | 0 | — | 120 |"
+    assert "witches: 60 games a pair, seed `ladder`, rated 2026-12-03 at commit `abc1234`" in table
+    assert "cube: 60 games a pair, seed `ladder`, rated before the ladder stamped its runs" in table
