@@ -59,12 +59,13 @@ LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 #: over three times the playouts beat `easy` 0.652 of 400 games (the tree: 0.605) and random 0.890
 #: of 200 (0.885), in 0.35-0.8 s a move (README, Bots).
 GAME_LEVELS: dict[str, dict[str, Level]] = {
-    # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy 0.715
-    # (0.649-0.773) of 200 games, and hard, valuing samples after the last draw by the exact endgame,
-    # beat it 0.765 (0.673-0.837) of 100; at 1,000, medium had stood even with hard (0.453 of 107).
+    # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy 0.749
+    # (0.704-0.789) of 400 games; hard values samples after the last draw by the exact endgame, and with
+    # it simulations pay again: 15,000 beat 3,000 0.598 (0.528-0.663) of 200 (0.19 s a move), where
+    # without it 1,000 had stood even with 3,000 (0.453 of 107). docs/bots/strength.md.
     "witches": {
         "medium": Level("medium", 300, 0.5, "Information-set MCTS: 300 simulations (at most 0.5 s of CPU)."),
-        "hard": Level("hard", 3000, 1.0, "Information-set MCTS: 3,000 simulations, the endgame after the "
+        "hard": Level("hard", 15000, 1.0, "Information-set MCTS: 15,000 simulations, the endgame after the "
                       "last draw solved exactly in every sampled deal (at most 1 s of CPU).", exact=True),
     },
     # The Enchanters' Gathering (2 players, untimed, issue 35; docs/bots/index.md): every search plays

@@ -275,7 +275,7 @@ def test_health_and_catalog(client) -> None:
     assert {g["id"] for g in games} == set(GAME_IDS)
     assert {level["name"] for level in games[0]["bot_levels"]} >= {"random", "easy", "medium", "hard"}
     hard = {g["id"]: next(lv for lv in g["bot_levels"] if lv["name"] == "hard") for g in games}
-    assert hard["witches"]["iterations"] == 3000 and hard["enchanters"]["iterations"] == 9000  # its own
+    assert hard["witches"]["iterations"] == 15000 and hard["enchanters"]["iterations"] == 9000  # its own
     assert "halving" in hard["enchanters"]["description"]
     witches = client.get("/v1/games/witches").get_json()
     assert witches["options"][0]["default"] and witches["rules"].lstrip().startswith("#")

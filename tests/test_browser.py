@@ -365,7 +365,7 @@ def test_a_thinking_bot_shows_its_progress(pages: Pages) -> None:
     create_match(page, "witches", ["you", "hard"])  # a hard bot thinks up to a second a move
     # the text is read when it matches: the bot may have moved on by the time we would read it again
     thinking = ("() => { const text = document.querySelector('.bot-activity')?.textContent || '';"
-                " return /is thinking: [0-9,]+ of at most 3,000 simulations/.test(text) ? text : false; }")
+                " return /is thinking: [0-9,]+ of at most 15,000 simulations/.test(text) ? text : false; }")
     for _ in range(15):  # each bot turn shows its progress for a few tenths of a second
         try:
             seen = page.wait_for_function(thinking, timeout=5_000).json_value()
