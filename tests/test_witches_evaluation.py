@@ -19,6 +19,7 @@ from engine.witches import GAME, Keep, Play, WitchesState, fast
 from engine.witches.cards import cards_of
 from engine.witches.evaluation import FEATURES, evaluate, features
 from engine.witches.evaluation_weights import WEIGHTS
+from engine.witches.game import EVAL_TRICKS
 from engine.witches.state import DECIDE, OVER, PLAY, decode, encode
 from tests.test_witches_rules import assert_conserved, drawn_chance, random_game
 
@@ -102,7 +103,7 @@ def test_evaluated_playout_plays_the_checked_rules_then_evaluates(name: str) -> 
     only, every card conserved, every trump kept) and returns the evaluation there, or the rewards
     at the end; the same seed gives the same result."""
     parts = name.split(":")
-    tricks = int(parts[1]) if len(parts) > 1 else 1
+    tricks = int(parts[1]) if len(parts) > 1 else EVAL_TRICKS
     playout = GAME.search_playout(name)
     stopped = 0
     for seed in range(60):

@@ -18,8 +18,8 @@ Playout = Callable[[WitchesState, random.Random], tuple[float, ...]]
 #: How often a MAST or heuristic playout plays a uniformly random card instead of the policy's.
 MAST_EPSILON = 0.2
 HEURISTIC_EPSILON = 0.5
-#: The evaluated playout ("eval"): random tricks before the learned evaluation takes over
-EVAL_TRICKS = 1
+#: The evaluated playout ("eval"): random tricks before the learned evaluation takes over (docs/bots/experiments.md)
+EVAL_TRICKS = 2
 
 
 class WitchesGame(Game[WitchesState, WitchesMove]):
