@@ -20,7 +20,7 @@ import cython
 
 from engine.witches.cards import COLOUR, HAND_SIZE, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
 from engine.witches.rules import returns
-from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, REVEAL, WitchesState
+from engine.witches.state import DEAL, DECIDE, DRAW, FIRST, OVER, PLAY, REVEAL, WitchesState
 
 #: CARD_OF_BIT[(1 << card) % 67] == card: the powers of two below 2**64 differ modulo 67
 CARD_OF_BIT: tuple[int, ...] = tuple(
@@ -79,11 +79,16 @@ def random_words(s: WitchesState, rng: random.Random, per_card: int = 1) -> memo
     policy=cython.int, explore=cython.ulonglong, table=Stats, all_keys=tuple, led=tuple, stake=cython.int,
     cheap=cython.int, cheap_rank=cython.int, rank=cython.int, win=cython.int, win_key=cython.int,
     mean=cython.double, best_mean=cython.double, at=cython.int, low=cython.ulonglong, first=cython.int,
-    result=tuple,
+    result=tuple, stop_after=cython.int, play_endgame=cython.bint, stopped=cython.bint,
 )
 def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False, policy: int = UNIFORM,
-            epsilon: float = 1.0, stats: memoryview[float] | None = None) -> tuple[float, ...]:
+            epsilon: float = 1.0, stats: memoryview[float] | None = None, stop_after: int = 1 << 20,
+            play_endgame: bool = False) -> tuple[float, ...]:
     """Play cards and chance to the end, in place; return `returns(s)`.
+
+    With `stop_after`, stop instead at the first trick start (a seat to lead, the draws done) after
+    that many of the playout's own tricks, leave `s` there and return () (the caller evaluates it);
+    with `play_endgame`, never stop once the pile can no longer deal (W13): play on to the end.
 
     Cards are uniformly random, or with `policy` MAST or HEURISTIC, uniform with probability
     `epsilon` and otherwise the policy's card. MAST reads and updates `stats` (`mast_table`): each
@@ -168,6 +173,7 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False, polic
     first = count  # the playout's own plays start here (MAST credits only those)
     all_keys = KEYS[s.increasing]
     tricks = 0
+    stopped = False
     seat = leader + count if leader + count < n else leader + count - n
     mask = hands[seat]
     size = 0  # cards in hand of the next seat to play
@@ -175,6 +181,9 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False, polic
         mask &= mask - 1
         size += 1
     while True:
+        if count == 0 and tricks >= stop_after and not (play_endgame and len(pile) < n):
+            stopped = True
+            break
         while count < n:
             r = words[w]
             w += 1
@@ -275,7 +284,7 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False, polic
     for card in pile:
         rest |= one << card
     s.pile = rest
-    s.hands = [0] * n
+    s.hands = [hands[i] for i in range(n)]
     s.captured = [captured[i] for i in range(n)]
     s.discard = discard
     s.trump = trump
@@ -283,11 +292,13 @@ def playout(s: WitchesState, rng: random.Random, keep_trump: bool = False, polic
     s.trick = ()
     s.won = 0
     s.pending = 0
-    s.phase = OVER
+    s.phase = PLAY if stopped else OVER
     flat = tuple([played[i] for i in range(tricks * n)])
     s.tricks = s.tricks + tuple([
         (leaders[i], flat[i * n:i * n + n], winners[i]) for i in range(tricks)
     ])
+    if stopped:
+        return ()
     result = returns(s)
     if policy == MAST:
         for i in range(first, tricks * n):

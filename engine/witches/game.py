@@ -7,15 +7,19 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Game, GameInfo, Json, OptionSpec, Outcome, Seat
-from engine.witches import endgame, fast, policy, rules, views
+from engine.witches import endgame, evaluation, fast, policy, rules, views
 from engine.witches import state as states
 from engine.witches.cards import WHEEL_SIDES
 from engine.witches.moves import MOVE_SCHEMA, WitchesMove, move_from_json
 from engine.witches.state import OVER, WitchesState
 
+Playout = Callable[[WitchesState, random.Random], tuple[float, ...]]
+
 #: How often a MAST or heuristic playout plays a uniformly random card instead of the policy's.
 MAST_EPSILON = 0.2
 HEURISTIC_EPSILON = 0.5
+#: The evaluated playout ("eval"): random tricks before the learned evaluation takes over (docs/bots/experiments.md)
+EVAL_TRICKS = 2
 
 
 class WitchesGame(Game[WitchesState, WitchesMove]):
@@ -88,10 +92,11 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
         """Uniformly random cards to the end, every trump kept (W11), in place (`fast.playout`)."""
         return fast.playout(state, rng, keep_trump=True)
 
-    def search_playout(self, policy: str) -> Callable[[WitchesState, random.Random], tuple[float, ...]]:
+    def search_playout(self, policy: str) -> Playout:
         """The default playout (""), or one search's: "mast" (move-average sampling: epsilon-greedy
-        over each card's mean reward in the search's earlier playouts, `fast.MAST`) or "heuristic"
-        (epsilon-greedy over a cheap player's card, `fast.HEURISTIC`), every trump kept."""
+        over each card's mean reward in the search's earlier playouts, `fast.MAST`), "heuristic"
+        (epsilon-greedy over a cheap player's card, `fast.HEURISTIC`), every trump kept, or "eval"
+        (a few random tricks, then the learned evaluation: `_evaluated_playout`)."""
         if policy == "":
             return self.playout
         if policy == "mast":
@@ -107,6 +112,8 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
             def heuristic(state: WitchesState, rng: random.Random) -> tuple[float, ...]:
                 return fast.playout(state, rng, True, fast.HEURISTIC, epsilon)
             return heuristic
+        if policy == "eval" or policy.startswith("eval:"):
+            return _evaluated_playout(policy)
         raise KeyError(f"witches has no playout policy {policy!r}")
 
     def random_playout(self, state: WitchesState, rng: random.Random) -> tuple[float, ...]:
@@ -150,3 +157,24 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
 
     def decode(self, data: Mapping[str, Json]) -> WitchesState:
         return states.decode(data)
+
+
+def _evaluated_playout(name: str) -> Playout:
+    """The playout "eval[:k[:endgame]]": at two players, k random tricks (`EVAL_TRICKS` by default),
+    every trump kept, then the learned evaluation of the trick start reached (`evaluation`); with
+    "endgame", once the pile can no longer deal, random tricks to the end instead. Three or more
+    players: the default playout (the evaluation is fitted to two)."""
+    parts = name.split(":")
+    if len(parts) > 3 or (len(parts) == 3 and parts[2] != "endgame") or \
+            (len(parts) > 1 and not parts[1].isdigit()):
+        raise KeyError(f"witches has no playout policy {name!r}")
+    tricks = int(parts[1]) if len(parts) > 1 else EVAL_TRICKS
+    play_endgame = len(parts) == 3
+    playout, uniform, evaluate = fast.playout, fast.UNIFORM, evaluation.evaluate
+
+    def evaluated(state: WitchesState, rng: random.Random) -> tuple[float, ...]:
+        if state.n != 2:
+            return playout(state, rng, True)
+        result = playout(state, rng, True, uniform, 1.0, None, tricks, play_endgame)
+        return result if result else evaluate(state)
+    return evaluated
