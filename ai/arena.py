@@ -105,8 +105,10 @@ def play_game(
     policies: Sequence[Policy],
     seed: str,
     options: Mapping[str, Any] | None = None,
+    on_state: Callable[[State], None] | None = None,
 ) -> tuple[tuple[Seat, ...], list[float]]:
-    """Play one game with one policy per seat; return the winners and each seat's thinking time."""
+    """Play one game with one policy per seat; return the winners and each seat's thinking time.
+    `on_state` sees every state a seat acts in, then the final one (to collect positions)."""
     n = len(policies)
     state = game.new_state(n, game.validate_options(options))
     rng = random.Random(f"{seed}:bots")
@@ -114,12 +116,16 @@ def play_game(
     index = len(drawn)
     thinking = [0.0] * n
     while (seat := game.current_player(state)) != TERMINAL:
+        if on_state is not None:
+            on_state(state)
         started = time.thread_time()
         move = _act(policies[seat], game, state, seat, rng)
         thinking[seat] += time.thread_time() - started
         state = game.apply(state, move)
         state, drawn = resolve_chance(game, state, seed, index + 1)
         index += 1 + len(drawn)
+    if on_state is not None:
+        on_state(state)
     outcome = game.outcome(state)
     assert outcome is not None
     return outcome.winners, thinking

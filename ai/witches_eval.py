@@ -15,13 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 from collections.abc import Iterator, Sequence
 
+from ai.arena import play_game
 from ai.levels import get_level
-from ai.play import choose_move
-from engine.chance import resolve_chance
-from engine.core import TERMINAL
+from engine.core import State
 from engine.witches import GAME
 from engine.witches.evaluation import FEATURES, evaluate, features
 from engine.witches.rules import returns
@@ -33,19 +31,15 @@ INCREASING_EVERY = 4
 
 def game_positions(level: str, seed: str, increasing: bool) -> Iterator[dict[str, object]]:
     """Every trick start of one 2-player game between two `level` bots, with seat 0's final reward."""
-    state = GAME.new_state(2, {"wheel": "increasing" if increasing else "decreasing"})
-    rng = random.Random(f"{seed}:bots")
-    state, drawn = resolve_chance(GAME, state, seed, 0)
-    index = len(drawn)
-    starts: list[WitchesState] = []
-    while (seat := GAME.current_player(state)) != TERMINAL:
-        if state.phase == PLAY and not state.trick:
-            starts.append(state.clone())
-        move = choose_move(GAME, state, seat, level, rng)
-        state = GAME.apply(state, move)
-        state, drawn = resolve_chance(GAME, state, seed, index + 1)
-        index += 1 + len(drawn)
-    reward = returns(state)[0]
+    seen: list[WitchesState] = []
+
+    def keep(state: State) -> None:
+        assert isinstance(state, WitchesState)
+        seen.append(state.clone())
+
+    play_game(GAME, (level, level), seed, {"wheel": "increasing" if increasing else "decreasing"}, on_state=keep)
+    reward = returns(seen[-1])[0]
+    starts = [s for s in seen if s.phase == PLAY and not s.trick]
     for s in starts:
         yield {"hands": s.hands, "pile": s.pile, "captured": s.captured, "discard": s.discard,
                "trump": s.trump, "leader": s.leader, "increasing": s.increasing, "reward": reward}
