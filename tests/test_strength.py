@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -94,9 +95,7 @@ def _record(key: str, game_id: str, a: str, b: str, result: MatchResult, seed: s
     """Record the check's row when `STRENGTH_RESULTS` names the results file (see the module)."""
     path = os.environ.get("STRENGTH_RESULTS")
     if path:
-        from pathlib import Path
-
-        from bench.strength import record, row
+        from bench.strength import record, row  # the results file's format: only when recording
 
         record(Path(path), key, row(game_id, a, b, result, seed, target, met, note))
 
