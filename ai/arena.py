@@ -16,7 +16,7 @@ import math
 import multiprocessing
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,18 +140,29 @@ def play_match(
     players: int = 2,
     options: Mapping[str, Any] | None = None,
     processes: int = 1,
+    progress: Callable[[int, float], None] | None = None,
 ) -> MatchResult:
-    """Play `games` games of policy a against policy b (in all other seats), a's seat rotating."""
+    """Play `games` games of policy a against policy b (in all other seats), a's seat rotating.
+    `progress(played, score)` is told a's running score after each game, in the games' order
+    (a long match shows where it stands, and a stopped one what it had reached)."""
     if isinstance(game, str):
         game = get_game(game)
     jobs: list[_Job] = [(game, a, b, players, options, f"{seed}:{i}", i % players) for i in range(games)]
+    records: list[GameRecord] = []
+
+    def collect(played: Iterable[GameRecord]) -> None:
+        for record in played:
+            records.append(record)
+            if progress is not None:
+                progress(len(records), sum(r.score_a for r in records))
+
     if processes > 1:
         # spawn, not fork: a fork of a process with threads (Redis clients, test
         # servers) can deadlock in the child.
         with multiprocessing.get_context("spawn").Pool(processes) as pool:
-            records = pool.map(_play_one, jobs, chunksize=1)
+            collect(pool.imap(_play_one, jobs, chunksize=1))
     else:
-        records = [_play_one(job) for job in jobs]
+        collect(_play_one(job) for job in jobs)
     return MatchResult(
         games=games,
         wins=sum(1 for r in records if r.score_a == 1.0),
@@ -196,6 +207,17 @@ def _play_one(job: _Job) -> GameRecord:
     return GameRecord(seat_a, score, counted.moves, thinking[seat_a])
 
 
+def print_progress(every: int = 20) -> Callable[[int, float], None]:
+    """A `play_match` progress reporter that prints a's running score every `every` games."""
+
+    def report(played: int, score: float) -> None:
+        if played % every == 0:
+            low, high = wilson_interval(score, played)
+            print(f"  {played} games: {score / played:.3f} ({low:.3f}-{high:.3f})", flush=True)
+
+    return report
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Command line: play a match between two levels and print the result."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -209,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     get_level(args.a), get_level(args.b)
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.players,
-                        processes=args.processes)
+                        processes=args.processes, progress=print_progress())
     print(f"{args.game} {args.players}p: {args.a} vs {args.b}: {result.summary()}")
 
 

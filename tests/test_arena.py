@@ -48,6 +48,16 @@ def test_match_across_processes_matches_a_single_process() -> None:
     assert (one.wins, one.ties, one.losses) == (two.wins, two.ties, two.losses)
 
 
+def test_progress_reports_the_running_score_after_every_game_in_order() -> None:
+    seen: list[tuple[int, float]] = []
+    result = play_match(TOY, "random", first_legal, games=12, seed="t", processes=2,
+                        progress=lambda played, score: seen.append((played, score)))
+    assert [played for played, _ in seen] == list(range(1, 13))
+    assert seen[-1][1] == pytest.approx(result.score)
+    assert [score for _, score in seen] == pytest.approx(
+        [sum(result.scores[:i]) for i in range(1, 13)])
+
+
 def test_three_player_match_rotates_the_measured_seat() -> None:
     result = play_match(TOY, first_legal, "random", games=6, seed="r", players=3)
     assert result.games == 6 and result.moves_a > 0

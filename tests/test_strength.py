@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ai.arena import MatchResult, Policy, paired_difference, play_match
+from ai.arena import MatchResult, Policy, paired_difference, play_match, print_progress
 from ai.ladder import participants
 from ai.levels import LEVELS, Level, get_level
 from engine import all_games, get_game
@@ -116,7 +116,7 @@ def test_bot_beats_weaker_level(game_id: str, check: Check) -> None:
     players = participants(get_game(game_id))
     seed = f"strength:{game_id}" if check.b in LEVELS else f"strength:{game_id}:{check.b}"
     result = play_match(game_id, players[check.a], players[check.b], games, seed=seed,
-                        players=2, processes=2)
+                        players=2, processes=2, progress=print_progress())
     low, high = result.interval()
     print(f"\n{game_id} 2p {check.a} vs {check.b}: {result.summary()}")
     measured = result.rate if check.on == "rate" else low
@@ -140,7 +140,7 @@ def test_bot_beats_openspiel_ismcts(check: OpenSpielCheck) -> None:
     coven = dataclasses.replace(level, iterations=check.simulations, seconds=0.0)
     games = int(os.environ.get("STRENGTH_GAMES", check.games))
     result = play_match("witches", coven, OpenSpielPolicy(check.simulations), games,
-                        seed="strength:openspiel", players=2, processes=2)
+                        seed="strength:openspiel", players=2, processes=2, progress=print_progress())
     low, high = result.interval()
     print(f"\nwitches 2p {check.level}@{check.simulations} vs OpenSpiel ISMCTS@{check.simulations}: "
           f"{result.summary()}")
@@ -160,7 +160,7 @@ def test_witches_hard_beats_test_opponents(check: Check) -> None:
     games = int(os.environ.get("STRENGTH_GAMES", check.games))
     seed = f"strength:witches:{check.b}"
     result = play_match("witches", participants(get_game("witches"))[check.a], opponents[check.b], games,
-                        seed=seed, players=2, processes=2)
+                        seed=seed, players=2, processes=2, progress=print_progress())
     print(f"\nwitches 2p {check.a} vs {check.b}: {result.summary()}")
     _record(f"witches-{check.a}-vs-{check.b}", "witches", check.a, check.b, result, seed,
             f"rate ≥ {check.threshold:.2f}", result.rate >= check.threshold)
@@ -181,7 +181,8 @@ def test_cube_expectimax_edge_over_careful() -> None:
     careful = participants(get_game("cube"))["careful"]
     games = int(os.environ.get("STRENGTH_GAMES", 400))
     seed = "strength:cube:expectimax"
-    result = play_match("cube", CUBE_EXPECTIMAX, careful, games, seed=seed, players=2, processes=2)
+    result = play_match("cube", CUBE_EXPECTIMAX, careful, games, seed=seed, players=2, processes=2,
+                        progress=print_progress())
     baseline = play_match("cube", careful, careful, games, seed=seed, players=2, processes=2)
     edge, low, high = paired_difference(result.scores, baseline.scores)
     print(f"\ncube 2p expectimax (depth 3, 30,000 playouts) vs careful: {result.summary()}; "
