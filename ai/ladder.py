@@ -5,8 +5,12 @@ robin of two-player games per registered game — each pair the same number of
 games, seats alternating, through `ai.arena` — and fits Bradley–Terry strengths
 by Hunter's MM algorithm (a shared win counts half to each side). Ratings are
 on the Elo scale (400 · log10 of the strength ratio) with `random` at 0; the
-95% intervals come from a bootstrap over each pair's games. The result is
-written to `ai/ratings.json`, which `GET /v1/games` shows beside each level.
+95% intervals come from a bootstrap over each pair's games and say how well each
+player is placed against the field (the mean of all players), as BayesElo's and
+Ordo's do: measured from `random` alone, a game where `random` loses every game
+would give every player the anchor's uncertainty. The result is written to
+`ai/ratings.json`, which `GET /v1/games` shows beside each level.
+`python -m ai.ladder --refit` fits the stored games again without playing them.
 """
 
 from __future__ import annotations
@@ -103,20 +107,27 @@ def fit_strengths(names: Sequence[str], pairs: Sequence[PairResult],
 
 def elo_ratings(names: Sequence[str], pairs: Sequence[PairResult], anchor: str = ANCHOR,
                 bootstrap: int = BOOTSTRAP, seed: int = 0) -> dict[str, Rating]:
-    """Ratings on the Elo scale with `anchor` at 0, and 95% intervals from resampled games."""
+    """Ratings on the Elo scale with `anchor` at 0, and 95% intervals from resampled games, each
+    player's taken against the field's mean (see the module) and placed on the anchor's scale."""
 
     def elo(strengths: Mapping[str, float]) -> dict[str, float]:
         base = strengths[anchor]
         return {n: 400.0 * math.log10(strengths[n] / base) for n in names}
 
+    def field_relative(ratings: Mapping[str, float]) -> dict[str, float]:
+        mean = sum(ratings.values()) / len(ratings)
+        return {n: ratings[n] - mean + point_mean for n in names}
+
     point = elo(fit_strengths(names, pairs))
+    point_mean = sum(point.values()) / len(point)
     rng = random.Random(seed)
     samples: dict[str, list[float]] = {n: [] for n in names}
     for _ in range(bootstrap):
         resampled = [
             PairResult(p.a, p.b, tuple(rng.choice(p.scores) for _ in p.scores)) for p in pairs
         ]
-        for name, value in elo(fit_strengths(names, resampled, iterations=200, tolerance=1e-8)).items():
+        refit = elo(fit_strengths(names, resampled, iterations=200, tolerance=1e-8))
+        for name, value in field_relative(refit).items():
             samples[name].append(value)
     played = {n: sum(p.games for p in pairs if n in (p.a, p.b)) for n in names}
     ratings = {}
@@ -187,6 +198,26 @@ def ladder(game: AnyGame, games: int, seed: str = "ladder", processes: int = 2,
     }
 
 
+def stored_pairs(entry: Mapping[str, Any]) -> list[PairResult]:
+    """A stored game's pairs as per-game scores, rebuilt from their totals: wins, at most one
+    shared win, losses. The fit needs only the totals; the bootstrap sees two shared wins as a
+    win and a loss, a hair more spread (shared wins are rare outside the toy games)."""
+    pairs = []
+    for pair in entry["pairs"]:
+        wins = int(pair["score"])
+        shared = round(2 * (pair["score"] - wins))
+        scores = (1.0,) * wins + (0.5,) * shared + (0.0,) * (pair["games"] - wins - shared)
+        pairs.append(PairResult(pair["a"], pair["b"], scores))
+    return pairs
+
+
+def refit(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored game's entry with its ratings fitted again from its stored pairs (nothing replayed)."""
+    names = list(entry["ratings"])
+    ratings = elo_ratings(names, stored_pairs(entry))
+    return {**entry, "ratings": {name: rating.to_json() for name, rating in ratings.items()}}
+
+
 def load_ratings(path: Path = RATINGS_FILE) -> dict[str, Any]:
     """The committed ladder: {game id: {"ratings": {player: {...}}, ...}}; empty when absent."""
     if not path.is_file():
@@ -215,11 +246,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip", nargs="*", default=[], help="players left out (e.g. hard)")
     parser.add_argument("--output", type=Path, default=RATINGS_FILE)
+    parser.add_argument("--refit", action="store_true",
+                        help="fit the stored games again (after a change to the fit); play nothing")
     args = parser.parse_args(argv)
     from bench.search import provenance  # the benchmarks' stamp; the web tier reads ratings only
 
     chosen = [get_game(g) for g in args.games] if args.games else all_games()
     existing = json.loads(args.output.read_text()) if args.output.is_file() else {"games": {}}
+    if args.refit:
+        for game in chosen:
+            existing["games"][game.info.id] = refit(existing["games"][game.info.id])
+        args.output.write_text(json.dumps(existing, indent=2) + "\n")
+        print(table(existing["games"]))
+        return
     for game in chosen:
         started = time.perf_counter()
         result = ladder(game, args.per_pair, processes=args.processes, skip=args.skip)

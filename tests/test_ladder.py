@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ai.ladder import PairResult, elo_ratings, fit_strengths, ladder, table
+from ai.ladder import PairResult, elo_ratings, fit_strengths, ladder, refit, stored_pairs, table
 from engine import get_game
 
 
@@ -34,6 +34,32 @@ def test_transitive_results_order_the_ladder_and_intervals_contain_the_estimate(
     for rating in ratings.values():
         assert rating.low <= rating.elo <= rating.high
         assert rating.games == 80
+
+
+def test_an_anchor_that_loses_every_game_does_not_blur_the_others_apart() -> None:
+    # random loses all its games: its distance to the field is barely known, but easy and hard,
+    # 0.8 against each other over 100 games (+241 Elo), are told apart
+    pairs = [
+        PairResult("random", "easy", (0.0,) * 100),
+        PairResult("random", "hard", (0.0,) * 100),
+        PairResult("easy", "hard", (1.0,) * 20 + (0.0,) * 80),
+    ]
+    ratings = elo_ratings(["random", "easy", "hard"], pairs, bootstrap=200)
+    assert ratings["random"].elo == 0 and ratings["random"].low < 0 < ratings["random"].high
+    assert ratings["easy"].high < ratings["hard"].low
+    assert 200 < ratings["hard"].elo - ratings["easy"].elo < 280
+
+
+def test_refit_from_the_stored_totals_gives_the_ratings_of_the_played_games() -> None:
+    pairs = [PairResult("random", "easy", (0.0, 1.0, 0.5, 0.0) * 10),
+             PairResult("random", "hard", (0.0,) * 35 + (1.0,) * 5),
+             PairResult("easy", "hard", (1.0, 0.0, 0.0) * 10)]
+    entry = {"ratings": {n: {} for n in ("random", "easy", "hard")},
+             "pairs": [{"a": p.a, "b": p.b, "games": p.games, "score": p.score} for p in pairs]}
+    assert [(p.games, p.score) for p in stored_pairs(entry)] == [(p.games, p.score) for p in pairs]
+    played = elo_ratings(["random", "easy", "hard"], pairs)
+    refitted = refit(entry)["ratings"]
+    assert {n: r["elo"] for n, r in refitted.items()} == {n: round(r.elo) for n, r in played.items()}
 
 
 def test_a_small_ladder_plays_every_pair_and_prints_a_table() -> None:
