@@ -53,3 +53,18 @@ def test_the_simple_player_plays_legal_moves_and_joins_the_ladder() -> None:
             suggested = policy_move(state)
             assert suggested in GAME.legal_moves(state)
             assert GAME.named_policies()["simple"](state, rng) == suggested
+
+
+# --- the clairvoyant measurement (tests/witches_opponents.py) ----------------------------
+
+
+def test_the_clairvoyant_search_samples_the_true_deal_where_hard_redeals_it() -> None:
+    from tests.witches_opponents import SeeingWitches, clairvoyant_hard
+
+    s = build(["green-1 red-2 blue-7", "red-1 violet-8 orange-6"], "green-5")
+    rng = random.Random(7)
+    redealt = [GAME.determinize(s, 0, rng).hands[1] for _ in range(20)]
+    assert any(hand != s.hands[1] for hand in redealt)  # hard's samples redeal the hidden hand
+    seen = SeeingWitches().determinizer(s, 0)
+    assert all(seen(rng).hands == s.hands for _ in range(20))
+    assert clairvoyant_hard(GAME, s, 0, random.Random(1)) in GAME.legal_moves(s)

@@ -9,16 +9,23 @@ deal of the unseen cards it samples (`engine.witches.endgame`).
 
 The PIMC player (`ai.pimc`): 40 sampled worlds, every move valued by playouts, and exactly once the
 pile is spent — as the outside PIMC player of issue 35.
+
+A measurement, not an opponent: `clairvoyant_hard`, the `hard` level searching the true deal (the
+other hands, not the pile's order, which chance still draws) in every sample, bounds what any
+inference of the unseen cards could buy `hard` (docs/bots/index.md).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ai.levels import Level
+from ai.play import choose_move
 from engine.core import AnyGame, Move, Seat, State
 from engine.witches.cards import COLOUR, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
 from engine.witches.endgame import exact_returns, is_endgame
+from engine.witches.game import WitchesGame
 from engine.witches.moves import PLAYS, WitchesMove
 from engine.witches.policy import policy_move
 from engine.witches.rules import legal_moves, step
@@ -75,3 +82,23 @@ def _solved_move(game: AnyGame, state: State, seat: Seat, rng: random.Random) ->
             step(after, move)
             totals[k] += exact_returns(after)[seat]  # exact at the end of the hand too (shared table)
     return moves[max(range(len(moves)), key=totals.__getitem__)]
+
+
+class SeeingWitches(WitchesGame):
+    """The Witches' Wheel with every determinization the true state: a search on it sees all hands."""
+
+    def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
+        return state.clone()
+
+    def determinizer(self, state: WitchesState, seat: Seat) -> Callable[[random.Random], WitchesState]:
+        return lambda rng: state.clone()
+
+
+_SEEING = SeeingWitches()
+
+
+def clairvoyant_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+    """`hard`'s move for `seat` when it searches the true deal (see the module)."""
+    assert isinstance(state, WitchesState)
+    move: Move = choose_move(_SEEING, state, seat, "hard", rng)
+    return move
