@@ -219,7 +219,7 @@ class Notifications:
         if self._reader is not None and self._pid == os.getpid() and self._reader.is_alive():
             return
         self._pid = os.getpid()
-        self._pubsub = self.redis.pubsub()  # type: ignore[no-untyped-call]
+        self._pubsub = self.redis.pubsub()  # type: ignore[no-untyped-call,unused-ignore]  # typed from redis 8.2
         self._pending.clear()
         self._reader = threading.Thread(target=self._read_forever, args=(self._pubsub,),
                                          name="coven-notifications", daemon=True)
@@ -269,7 +269,7 @@ class Notifications:
             old.close()
         time.sleep(RECONNECT_SECONDS)
         with self._lock:
-            pubsub: PubSub = self.redis.pubsub()  # type: ignore[no-untyped-call]
+            pubsub: PubSub = self.redis.pubsub()  # type: ignore[no-untyped-call,unused-ignore]  # typed from redis 8.2
             self._pubsub = pubsub
             self._pending.clear()
             for channel in self._waiters:
