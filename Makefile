@@ -94,7 +94,7 @@ docs: $(DOCS_STAMP)
 deploy-tools:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  missing=""; \
-	  command -v docker >/dev/null || missing="$$missing docker.io"; \
+	  command -v dockerd >/dev/null || missing="$$missing docker.io"; \
 	  docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || missing="$$missing docker-compose"; \
 	  command -v mmdebstrap >/dev/null || missing="$$missing mmdebstrap"; \
 	  command -v promtool >/dev/null || missing="$$missing prometheus"; \

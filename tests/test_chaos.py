@@ -129,7 +129,8 @@ def test_a_turn_taken_by_a_frozen_then_killed_worker_is_played(client, redis, re
 
 @pytest.mark.timeout(600)
 def test_ten_kills_at_random_moments_of_one_match_all_recover(client, redis, processes) -> None:
-    created = create(client, "witches", [{"type": "bot", "level": "medium"}] * 2, seed="chaos")
+    # hard: a witches turn long enough (about 0.2 s) that ten kills land before the match ends
+    created = create(client, "witches", [{"type": "bot", "level": "hard"}] * 2, seed="chaos")
     match_id = created["id"]
     processes.start("sweeper")
     worker = processes.start("worker")
