@@ -98,12 +98,13 @@ deploy-tools:
 	  docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || missing="$$missing docker-compose"; \
 	  command -v mmdebstrap >/dev/null || missing="$$missing mmdebstrap"; \
 	  command -v promtool >/dev/null || missing="$$missing prometheus"; \
+	  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx-light"; \
 	  [ -z "$$missing" ] || { apt-get update -q && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; }; \
 	  docker info >/dev/null 2>&1 || { (setsid dockerd >/var/log/dockerd.log 2>&1 &); \
 	    for i in $$(seq 60); do docker info >/dev/null 2>&1 && break; sleep 1; done; }; \
 	else \
-	  echo "make: the deployment tests need docker.io (dockerd running), docker-compose, mmdebstrap and prometheus"; \
+	  echo "make: the deployment tests need docker.io (dockerd running), docker-compose, mmdebstrap, prometheus and nginx-light"; \
 	fi
 
 # deploy/wheels: every dependency as a wheel, for an image built without network (see Dockerfile)
