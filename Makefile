@@ -98,7 +98,7 @@ deploy-tools:
 	  docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || missing="$$missing docker-compose"; \
 	  command -v mmdebstrap >/dev/null || missing="$$missing mmdebstrap"; \
 	  command -v promtool >/dev/null || missing="$$missing prometheus"; \
-	  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx-light"; \
+	  command -v nginx >/dev/null || missing="$$missing nginx-light"; \
 	  [ -z "$$missing" ] || { apt-get update -q && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; }; \
 	  docker info >/dev/null 2>&1 || { (setsid dockerd >/var/log/dockerd.log 2>&1 &); \

@@ -18,7 +18,6 @@ inference of the unseen cards could buy `hard` (docs/bots/index.md).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from ai.levels import Level
 from ai.play import choose_move
@@ -89,9 +88,6 @@ class SeeingWitches(WitchesGame):
 
     def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
         return state.clone()
-
-    def determinizer(self, state: WitchesState, seat: Seat) -> Callable[[random.Random], WitchesState]:
-        return lambda rng: state.clone()
 
 
 _SEEING = SeeingWitches()
