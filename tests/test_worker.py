@@ -9,6 +9,7 @@ from api_support import create, view
 from rq import Queue
 from rq.job import Job
 
+from api.jobs import worker as worker_module
 from api.jobs.bot_turn import play_bot_turn
 from api.store.bot_queue import MAX_RECOVERIES, job_id_for
 from api.store.storage import DUE_KEY, bot_key, claim_key, recovery_key
@@ -299,3 +300,23 @@ def test_a_look_before_the_mover_queued_the_turn_is_no_recovery(client, redis, a
     assert service.ensure_progress(service.look(created["id"])) is False
     assert service.bots.enqueue(created["id"], created["version"], "random") is not None  # the mover, now
     assert queue.job_ids == [job_id] and redis.hget("coven:metrics", "recovered") is None
+
+
+def test_a_worker_stops_listening_for_commands_within_seconds(redis, monkeypatch) -> None:
+    """RQ's teardown stops the thread that listens for its commands, and redis-py 8.2 waits for that
+    thread: it must not sit out a minute's poll (a supervisor kills a worker that slow to stop). The
+    listener here has already read the answer to the unsubscribe, the race a loaded machine loses."""
+    monkeypatch.setattr(worker_module, "die_with_parent", lambda: None)  # not the test process's
+    worker = worker_module.BotWorker([Queue("stopping", connection=redis)], connection=redis)
+    worker.subscribe()
+    until = time.monotonic() + 10
+    while not worker.pubsub.subscribed and time.monotonic() < until:
+        time.sleep(0.01)
+    worker.pubsub.unsubscribe()
+    while worker.pubsub.subscribed and time.monotonic() < until:
+        time.sleep(0.01)
+    assert not worker.pubsub.subscribed, "the listener never read the unsubscribe"
+    started = time.monotonic()
+    worker.unsubscribe()
+    assert time.monotonic() - started < 10
+    assert not worker.pubsub_thread.is_alive()

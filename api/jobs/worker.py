@@ -46,6 +46,11 @@ WORKER_MONITOR_SECONDS = 5
 #: How long a worker waiting for Redis sleeps between tries.
 REDIS_RETRY_SECONDS = 1.0
 
+#: How long the thread that listens for RQ's commands waits for one before looking whether it
+#: should stop. RQ waits 60 s; since redis-py 8.2, stopping that thread waits for it, so a warm
+#: shutdown could hang for a minute (longer than a supervisor's grace) in RQ's teardown.
+COMMAND_POLL_SECONDS = 1.0
+
 #: Linux's prctl option that signals a process when its parent dies.
 _PR_SET_PDEATHSIG = 1
 
@@ -82,6 +87,15 @@ class BotWorker(Worker):
         asks for one per worker, and it dies with a traceback whenever Redis restarts)."""
         kwargs["with_scheduler"] = False
         return super().work(*args, **kwargs)
+
+    def subscribe(self) -> None:
+        """RQ's command channel, listened to with a short poll, so stopping the listener (which
+        teardown does, and which redis-py 8.2 makes wait for it) takes a second at most."""
+        self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment] # RQ infers None
+            sleep_time=COMMAND_POLL_SECONDS, daemon=True, exception_handler=self._pubsub_exception_handler)
 
     def main_work_horse(self, job: Job, queue: Queue) -> None:
         if queue.name == Config.from_env().BOTS_ONLY_QUEUE:
