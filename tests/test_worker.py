@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -13,6 +17,7 @@ from api.jobs import worker as worker_module
 from api.jobs.bot_turn import play_bot_turn
 from api.store.bot_queue import MAX_RECOVERIES, job_id_for
 from api.store.storage import DUE_KEY, bot_key, claim_key, recovery_key
+from tests.conftest import ROOT, free_port
 
 
 def bot_first(client, level: str = "random") -> dict:
@@ -320,3 +325,47 @@ def test_a_worker_stops_listening_for_commands_within_seconds(redis, monkeypatch
     worker.unsubscribe()
     assert time.monotonic() - started < 10
     assert not worker.pubsub_thread.is_alive()
+
+
+#: A pool's stand-in: forks a worker that waits for a Redis nobody serves, prints its pid, sleeps.
+_PARENT_OF_A_WAITING_WORKER = """
+import os, sys, time
+from redis import Redis
+from rq import Queue
+from api.jobs.worker import BotWorker
+redis = Redis.from_url(sys.argv[1])
+child = os.fork()
+if child == 0:
+    BotWorker([Queue("q", connection=redis)], connection=redis)
+    os._exit(0)
+print(child, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux's")
+def test_a_worker_waiting_for_redis_dies_with_its_pool() -> None:
+    """A worker (re)started by a pool while Redis is away waits for it; if the pool is killed then,
+    the worker goes too, instead of outliving it and serving the queues beside the next pool."""
+    pool = subprocess.Popen([sys.executable, "-c", _PARENT_OF_A_WAITING_WORKER, f"redis://127.0.0.1:{free_port()}/0"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert pool.stdout is not None
+    worker = int(pool.stdout.readline())
+    time.sleep(1.0)  # it is waiting for Redis by now
+    pool.kill()
+    pool.wait()
+    until = time.monotonic() + 20
+    while time.monotonic() < until and _alive(worker):
+        time.sleep(0.1)
+    gone = not _alive(worker)
+    if not gone:
+        os.kill(worker, signal.SIGKILL)
+    assert gone, "the worker outlived its pool"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -70,6 +70,7 @@ class BotWorker(Worker):
     """RQ's forking worker; the work horse of a bots-only turn lowers its own CPU priority."""
 
     def __init__(self, *args: Any, **kwargs: Any):
+        die_with_parent()  # first: a pool killed while this worker waits for Redis must take it along
         config = Config.from_env()
         configure_logging(config.LOG_LEVEL, quiet_redis=True)  # a pool's workers: a process each
         connection = kwargs.get("connection")
@@ -80,7 +81,6 @@ class BotWorker(Worker):
         kwargs.setdefault("worker_ttl", config.WORKER_TTL_SECONDS)
         kwargs.setdefault("job_monitoring_interval", WORKER_MONITOR_SECONDS)
         super().__init__(*args, **kwargs)
-        die_with_parent()
 
     def work(self, *args: Any, **kwargs: Any) -> bool:
         """Work without RQ's scheduler process: bot turns are never scheduled for later (the pool
