@@ -29,6 +29,9 @@ class Level:
     depth: int = 0
     #: ismcts only: the game's playout policy (`Game.search_playout`; "": its default playout)
     playout: str = ""
+    #: ismcts only: how the samples deal the cards the seat cannot see (`Game.search_determinizer`:
+    #: "" uniformly; "inferred" weighted by the other seats' own choices, at The Witches' Wheel)
+    sampling: str = ""
     #: the chance of a uniformly random legal move instead of the search's (a game whose searches
     #: all play alike, as The Enchanters' Gathering's, parts its levels by this)
     blunder: float = 0.0

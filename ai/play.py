@@ -54,6 +54,8 @@ def choose_move(
     extra: dict[str, Any] = {"depth": level.depth} if level.depth else {}
     if level.playout:
         extra["playout_policy"] = level.playout
+    if level.sampling:
+        extra["sampling"] = level.sampling
     found: SearchResult[M] = METHODS[level.method](
         game, state, seat, rng, level.iterations, level.seconds,
         on_progress=on_progress, progress_every=progress_every, exact=level.exact, **extra)

@@ -107,6 +107,7 @@ def search(
     stop_early: bool = True,
     exact: bool = False,
     playout_policy: str = "",
+    sampling: str = "",
 ) -> SearchResult[M]:
     """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap): `iterations`
     simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
@@ -115,7 +116,8 @@ def search(
     no longer be overtaken within the iteration cap: the choice is already made. With `exact`, from a
     position the game calls solvable (`Game.solvable`), a new node whose sample it can solve
     (`Game.solved_returns`) takes that value, not a playout. `playout_policy` names the game's
-    playout (`Game.search_playout`; "": its default).
+    playout (`Game.search_playout`; "": its default), and `sampling` how the samples deal what `seat`
+    cannot see (`Game.search_determinizer`; "": uniformly).
     """
     legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
@@ -123,7 +125,7 @@ def search(
     max_iterations = iterations if iterations > 0 else sys.maxsize
 
     # local aliases: attribute lookups are the loop's main overhead besides the game itself
-    determinize = game.determinizer(state, seat)
+    determinize = game.search_determinizer(state, seat, sampling)
     current_player = game.current_player
     legal_moves = game.legal_moves
     step = game.step

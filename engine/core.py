@@ -356,6 +356,13 @@ class Game(Generic[S, M]):
         determinize = self.determinize
         return lambda rng: determinize(state, seat, rng)
 
+    def search_determinizer(self, state: S, seat: Seat, sampling: str) -> Callable[[random.Random], S]:
+        """The determinizer a search asks for by name (`Level.sampling`): "" is `determinizer`; a
+        game may offer others (The Witches' Wheel's "inferred"). ValueError for a name it lacks."""
+        if sampling:
+            raise ValueError(f"{self.info.id} has no sampling {sampling!r}")
+        return self.determinizer(state, seat)
+
     # serialisation -------------------------------------------------------------
 
     def move_to_json(self, move: M) -> Json:

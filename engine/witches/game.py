@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core import Game, GameInfo, Json, OptionSpec, Outcome, Seat
-from engine.witches import endgame, evaluation, fast, policy, rules, views
+from engine.witches import endgame, evaluation, fast, inference, policy, rules, views
 from engine.witches import state as states
 from engine.witches.cards import WHEEL_SIDES
 from engine.witches.moves import MOVE_SCHEMA, WitchesMove, move_from_json
@@ -138,6 +138,14 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
         """Redeal the cards `seat` has not seen: other hands and the pile."""
         return views.determinize(state, seat, rng)
+
+    def search_determinizer(self, state: WitchesState, seat: Seat,
+                            sampling: str) -> Callable[[random.Random], WitchesState]:
+        """"inferred": samples weighted by how likely the other seats' own plays and trump decisions
+        were with the hands each gives them (`inference.weighted_determinizer`)."""
+        if sampling == "inferred":
+            return inference.weighted_determinizer(state, seat)
+        return super().search_determinizer(state, seat, sampling)
 
     # information -------------------------------------------------------------
 
