@@ -25,6 +25,7 @@ from engine.witches.inference import (
     _play_log_likelihood,
     decisions_of_others,
     place_cards,
+    play_features,
     trump_history,
     weighted_determinizer,
 )
@@ -179,3 +180,18 @@ def test_self_play_decisions_are_logged_and_fit_better_than_uniform() -> None:
     for kind, width in (("play", len(PLAY_FEATURES)), ("trump", len(TRUMP_FEATURES))):
         weights = fit(rows, kind, steps=300)
         assert mean_log_likelihood(rows, kind, weights) > mean_log_likelihood(rows, kind, [0.0] * width)
+
+
+def test_the_fast_likelihood_is_the_softmax_of_the_features_the_weights_were_fitted_to() -> None:
+    """`_play_context` precomputes `play_features`' terms for speed: both must give one policy."""
+    for state, move in random_game(2, 17):
+        if state.phase != PLAY or move is None or not state.tricks:
+            continue
+        hand = cards_of(state.hands[state.turn])
+        decision = Decision("play", len(state.tricks), state.trump, state.trick, hand[0], len(state.tricks) >= 20)
+        logits = [sum(w * f for w, f in zip(PLAY_WEIGHTS, play_features(
+            state.trump, state.increasing, state.trick, decision.late, hand, c), strict=True)) for c in hand]
+        top = max(logits)
+        expected = logits[0] - top - math.log(sum(math.exp(z - top) for z in logits))
+        context = _play_context(decision, state.increasing, PLAY_WEIGHTS)
+        assert _play_log_likelihood(context, hand, hand[0]) == pytest.approx(expected)
