@@ -70,7 +70,7 @@ GAME_LEVELS: dict[str, dict[str, Level]] = {
         "medium": Level("medium", 300, 0.5, "Information-set MCTS: 300 simulations (at most 0.5 s of CPU)."),
         "hard": Level("hard", 15000, 1.0, "Information-set MCTS: 15,000 simulations over deals weighted by "
                       "what the other seats' own plays say of their hands, the endgame after the last draw "
-                      "solved exactly in every sampled deal (at most 1 s of CPU).", exact=True, sampling="inferred"),
+                      "solved exactly in every sampled deal (at most 1 s of CPU).", exact=True, sampling="inferred:search"),
     },
     # The Enchanters' Gathering (2 players, untimed, issue 35; docs/bots/index.md): every search plays
     # alike (each tries the greedy playout policy's move first), and random play already wins 0.11

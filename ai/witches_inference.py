@@ -1,13 +1,15 @@
-"""The Witches' Wheel's decisions from self-play, with the hand each was made from: the training data
-of the policy that weights samples by the other seats' choices (`engine.witches.inference`).
+"""The Witches' Wheel's decisions of players of known styles, with the hand each was made from: the
+training data of the styles that weigh samples by the other seats' choices (`engine.witches.inference`).
 
 Two players, each game played like an arena game (`ai.arena.play_game`: chance from the game's seed,
-the default wheel side), both seats the same search (the exact endgame on, as `hard` plays it); every
-play (W7) and trump decision (W11) is one JSON line. `fit` finds the softmax weights by maximum
-likelihood and writes them as a module.
+the default wheel side), both seats of one style: the same search (the exact endgame on, as `hard`
+plays it), or the simple hand-written player (`engine.witches.policy`); every play (W7) and trump
+decision (W11) is one JSON line. `fit` finds each style's softmax weights by maximum likelihood and
+writes them as a module.
 
-    python -m ai.witches_inference generate 3000 300 decisions.jsonl --seed infer-train
-    python -m ai.witches_inference fit decisions.jsonl engine/witches/inference_weights.py
+    python -m ai.witches_inference generate 3000 300 search.jsonl --seed infer-train
+    python -m ai.witches_inference generate 0 1500 simple.jsonl --seed infer-simple --player simple
+    python -m ai.witches_inference fit engine/witches/inference_weights.py search=search.jsonl heuristic=simple.jsonl
 """
 
 from __future__ import annotations
@@ -32,16 +34,23 @@ from engine.witches.inference import (
     trump_features,
 )
 from engine.witches.moves import Play, Trump
+from engine.witches.policy import policy_move
 from engine.witches.state import DECIDE, PLAY, WitchesState
 
 
-def game_decisions(simulations: int, seed: str) -> Iterator[dict[str, Any]]:
-    """Every decision of one 2-player game between two searches of `simulations` (exact endgame)."""
+def game_decisions(simulations: int, seed: str, player: str = "search") -> Iterator[dict[str, Any]]:
+    """Every decision of one 2-player game between two players of one style: "search" (searches of
+    `simulations`, exact endgame) or "simple" (the simple hand-written player, `policy_move`)."""
     level = Level("self-play", simulations, 0.0, "", exact=True)
     rows: list[dict[str, Any]] = []
 
     def search_and_log(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
-        move: Move = choose_move(game, state, seat, level, rng)
+        move: Move
+        if player == "simple":
+            assert isinstance(state, WitchesState)
+            move = policy_move(state, rng)
+        else:
+            move = choose_move(game, state, seat, level, rng)
         assert isinstance(state, WitchesState)
         hand = cards_of(state.hands[seat])
         if state.phase == PLAY:
@@ -125,21 +134,30 @@ def _probabilities(x: Any, mask: Any, w: Any) -> Any:
     return e / e.sum(1, keepdims=True)
 
 
-def write_weights(play: Sequence[float], trump: Sequence[float], path: str, note: str) -> None:
-    """Write the weights module (`engine.witches.inference_weights`)."""
+def write_weights(styles: dict[str, tuple[float, Sequence[float], Sequence[float]]], path: str, note: str) -> None:
+    """Write the weights module (`engine.witches.inference_weights`): each style's prior, play
+    weights and trump decisions' weights."""
     lines = [
-        '"""The weights of the policy that weighs samples by the other seats\' choices',
-        f'(`engine.witches.inference`): data, written by `python -m ai.witches_inference fit` ({note})."""',
+        '"""The styles of play that samples are weighed by (`engine.witches.inference`): data, written by',
+        f'`python -m ai.witches_inference fit` ({note})."""',
         "",
-        "PLAY_WEIGHTS: tuple[float, ...] = (",
-        *(f"    {w!r},  # {name}" for w, name in zip(play, PLAY_FEATURES, strict=True)),
-        ")",
-        "",
-        "TRUMP_WEIGHTS: tuple[float, ...] = (",
-        *(f"    {w!r},  # {name}" for w, name in zip(trump, TRUMP_FEATURES, strict=True)),
-        ")",
-        "",
+        "#: Each style: its prior, its play weights (`PLAY_FEATURES`' order), then its trump decisions'",
+        "#: weights (`TRUMP_FEATURES`' order).",
+        "STYLE_WEIGHTS: dict[str, tuple[float, tuple[float, ...], tuple[float, ...]]] = {",
     ]
+    for name, (prior, play, trump) in styles.items():
+        lines += [
+            f"    {name!r}: (",
+            f"        {prior!r},",
+            "        (",
+            *(f"            {w!r},  # {feature}" for w, feature in zip(play, PLAY_FEATURES, strict=True)),
+            "        ),",
+            "        (",
+            *(f"            {w!r},  # {feature}" for w, feature in zip(trump, TRUMP_FEATURES, strict=True)),
+            "        ),",
+            "    ),",
+        ]
+    lines += ["}", ""]
     with open(path, "w", encoding="utf-8") as out:
         out.write("\n".join(lines))
 
@@ -153,27 +171,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     generate.add_argument("games", type=int)
     generate.add_argument("out")
     generate.add_argument("--seed", default="infer-train")
+    generate.add_argument("--player", choices=("search", "simple"), default="search",
+                          help="whose decisions: self-play searches, or the simple hand-written player")
     fitting = commands.add_parser("fit")
-    fitting.add_argument("decisions")
     fitting.add_argument("out")
+    fitting.add_argument("styles", nargs="+", metavar="NAME=DECISIONS",
+                         help="a style and the decisions it is fitted to (its prior: one over the styles)")
     fitting.add_argument("--held-out", type=float, default=0.2, help="the last share of decisions, for the score")
     args = parser.parse_args(argv)
     if args.command == "generate":
         with open(args.out, "a", encoding="utf-8") as out:
             for i in range(args.games):
-                for row in game_decisions(args.simulations, f"{args.seed}:{i}"):
+                for row in game_decisions(args.simulations, f"{args.seed}:{i}", args.player):
                     out.write(json.dumps(row) + "\n")
                 out.flush()
         return
-    with open(args.decisions, encoding="utf-8") as lines:
-        rows = [json.loads(line) for line in lines]
-    cut = int(len(rows) * (1 - args.held_out))
-    for kind, width in (("play", len(PLAY_FEATURES)), ("trump", len(TRUMP_FEATURES))):
-        held = mean_log_likelihood(rows[cut:], kind, fit(rows[:cut], kind))
-        print(f"{kind}: held-out log-likelihood {held:.4f} a decision "
-              f"(uniform: {mean_log_likelihood(rows[cut:], kind, [0.0] * width):.4f})")
-    write_weights(fit(rows, "play"), fit(rows, "trump"), args.out, f"{len(rows)} decisions of {args.decisions}")
-
+    styles: dict[str, tuple[float, Sequence[float], Sequence[float]]] = {}
+    notes = []
+    for spec in args.styles:
+        name, _, path = spec.partition("=")
+        with open(path, encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines]
+        cut = int(len(rows) * (1 - args.held_out))
+        for kind, width in (("play", len(PLAY_FEATURES)), ("trump", len(TRUMP_FEATURES))):
+            held = mean_log_likelihood(rows[cut:], kind, fit(rows[:cut], kind))
+            print(f"{name} {kind}: held-out log-likelihood {held:.4f} a decision "
+                  f"(uniform: {mean_log_likelihood(rows[cut:], kind, [0.0] * width):.4f})")
+        styles[name] = (1 / len(args.styles), fit(rows, "play"), fit(rows, "trump"))
+        notes.append(f"{name}: {len(rows)} decisions of {path}")
+    write_weights(styles, args.out, "; ".join(notes))
 
 if __name__ == "__main__":
     main()

@@ -142,9 +142,11 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
     def search_determinizer(self, state: WitchesState, seat: Seat,
                             sampling: str) -> Callable[[random.Random], WitchesState]:
         """"inferred": samples weighted by how likely the other seats' own plays and trump decisions
-        were with the hands each gives them (`inference.weighted_determinizer`)."""
-        if sampling == "inferred":
-            return inference.weighted_determinizer(state, seat)
+        were with the hands each gives them (`inference.weighted_determinizer`), in a mixture of every
+        style of play; "inferred:NAME+NAME" in those styles alone (`inference.STYLES`)."""
+        if sampling == "inferred" or sampling.startswith("inferred:"):
+            styles = inference.styles_named(sampling.partition(":")[2])
+            return inference.weighted_determinizer(state, seat, styles=styles)
         return super().search_determinizer(state, seat, sampling)
 
     # information -------------------------------------------------------------

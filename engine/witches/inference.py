@@ -32,7 +32,7 @@ from engine.witches.cards import (
     Card,
     cards_of,
 )
-from engine.witches.inference_weights import PLAY_WEIGHTS, TRUMP_WEIGHTS
+from engine.witches.inference_weights import STYLE_WEIGHTS
 from engine.witches.state import DECIDE, WitchesState
 from engine.witches.views import determinize
 
@@ -49,6 +49,33 @@ PLAY_FEATURES = (
 )
 #: A trump decision's features, in `trump_features`' order.
 TRUMP_FEATURES = ("keep", "value", "colour_gain", "power_gain")
+
+
+class Style(NamedTuple):
+    """A way of playing that a seat may have: its prior probability and its softmax weights."""
+
+    name: str
+    prior: float
+    play: tuple[float, ...]   # PLAY_FEATURES' order
+    trump: tuple[float, ...]  # TRUMP_FEATURES' order
+
+
+#: The styles fitted to players of known style (`ai.witches_inference`): "search" to self-play
+#: searches, "heuristic" to the simple hand-written player.
+STYLES: tuple[Style, ...] = tuple(Style(name, *weights) for name, weights in STYLE_WEIGHTS.items())
+
+
+def styles_named(names: str) -> tuple[Style, ...]:
+    """The styles a sampling names after "inferred:" ("search+heuristic"); every style for ""."""
+    if not names:
+        return STYLES
+    by_name = {style.name: style for style in STYLES}
+    try:
+        chosen = [by_name[name] for name in names.split("+")]
+    except KeyError as unknown:
+        raise ValueError(f"no inference style {unknown}; known: {', '.join(by_name)}") from None
+    total = sum(style.prior for style in chosen)
+    return tuple(style._replace(prior=style.prior / total) for style in chosen)
 
 
 class Decision(NamedTuple):
@@ -228,11 +255,19 @@ def _play_context(d: Decision, increasing: bool, w: Sequence[float]) -> _PlayCon
                         w[3] if not d.table else w[10], w[7], w[14])
 
 
-def _play_log_likelihood(ctx: _PlayContext, hand: Sequence[Card], card: Card) -> float:
+def _hand_marks(ctx: _PlayContext, hand: Sequence[Card]) -> tuple[Card, int, Card]:
+    """What a play's logits read of the rest of the hand: its cheapest card, its highest value and
+    its weakest winning card (-1 for none). The same for every style."""
     cheapest = min(hand, key=ctx.cheapness.__getitem__)
     highest = max(VALUE[c] for c in hand)
     winning = [c for c in hand if ctx.beats[c] >= 0]
     weakest = min(winning, key=ctx.beats.__getitem__) if winning else -1
+    return cheapest, highest, weakest
+
+
+def _play_log_likelihood(ctx: _PlayContext, hand: Sequence[Card], card: Card,
+                         marks: tuple[Card, int, Card] | None = None) -> float:
+    cheapest, highest, weakest = marks or _hand_marks(ctx, hand)
     logits = [ctx.base[c] + (ctx.cheapest_bonus if c == cheapest else 0.0)
               + (ctx.weakest_bonus if c == weakest else 0.0) + (ctx.highest_bonus if VALUE[c] == highest else 0.0)
               for c in hand]
@@ -248,39 +283,58 @@ def _trump_log_likelihood(d: Decision, increasing: bool, hand: Sequence[Card], w
     return logits[options.index(d.chosen)] - top - math.log(sum(math.exp(z - top) for z in logits))
 
 
-class SeatHistory:
-    """One other seat's decisions, with what every sample shares worked out once."""
+def log_sum_exp(values: Sequence[float]) -> float:
+    """log(sum(exp(v))), without overflow."""
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
 
-    def __init__(self, decisions: Sequence[Decision], increasing: bool,
-                 play_weights: Sequence[float] = PLAY_WEIGHTS, trump_weights: Sequence[float] = TRUMP_WEIGHTS):
+
+class SeatHistory:
+    """One other seat's decisions, with what every sample shares worked out once. The seat plays in
+    one of `styles` (`inference_weights.STYLES`), which one unknown: a hand's likelihood is the mixture
+    over the styles, so the seat's own plays tell both its hand and its style."""
+
+    def __init__(self, decisions: Sequence[Decision], increasing: bool, styles: Sequence[Style] = STYLES):
         self.increasing = increasing
-        self.trump_weights = trump_weights
+        self.styles = styles
+        self.log_priors = [math.log(style.prior) for style in styles]
         self.played = [(d.trick, d.chosen) for d in decisions if d.kind == "play"]
-        self.steps = [(d, _play_context(d, increasing, play_weights) if d.kind == "play" else None)
+        self.steps = [(d, [_play_context(d, increasing, style.play) for style in styles] if d.kind == "play" else None)
                       for d in decisions]
 
     def log_likelihood(self, hand: Sequence[Card], rng: random.Random) -> float:
         """The log-probability of the seat's decisions had it held `hand` now (its earlier hands
-        placed at random among those its plays allow, `place_cards`)."""
+        placed at random among those its plays allow, `place_cards`), mixed over the styles."""
+        totals = self.style_log_likelihoods(hand, rng)
+        return totals[0] if len(totals) == 1 else log_sum_exp(totals)
+
+    def style_log_likelihoods(self, hand: Sequence[Card], rng: random.Random) -> list[float]:
+        """Each style's log prior plus the log-probability of the seat's decisions in that style,
+        had it held `hand` now: proportional to the posterior of the styles, given the hand."""
         came = place_cards(self.played, hand, rng)
         gone = {card: k for k, card in self.played}
         held = [(t, gone.get(card, NUM_CARDS), card) for card, t in came.items()]
-        total = 0.0
-        for d, ctx in self.steps:
-            if ctx is not None:
-                total += _play_log_likelihood(ctx, [c for t, g, c in held if t <= d.trick <= g], d.chosen)
+        totals = list(self.log_priors)
+        for d, contexts in self.steps:
+            if contexts is not None:
+                then = [c for t, g, c in held if t <= d.trick <= g]
+                marks = _hand_marks(contexts[0], then)
+                for i, ctx in enumerate(contexts):
+                    totals[i] += _play_log_likelihood(ctx, then, d.chosen, marks)
             else:
                 before = [c for t, g, c in held if t <= d.trick < g]
                 if before:
-                    total += _trump_log_likelihood(d, self.increasing, before, self.trump_weights)
-        return total
+                    for i, style in enumerate(self.styles):
+                        totals[i] += _trump_log_likelihood(d, self.increasing, before, style.trump)
+        return totals
 
 
-def weighted_determinizer(s: WitchesState, seat: int, worlds: int = WORLDS,
-                          temper: float = TEMPER) -> Callable[[random.Random], WitchesState]:
+def weighted_determinizer(s: WitchesState, seat: int, worlds: int = WORLDS, temper: float = TEMPER,
+                          styles: Sequence[Style] = STYLES) -> Callable[[random.Random], WitchesState]:
     """Samples of what `seat` cannot see, drawn from `worlds` uniform deals weighted by the
     likelihood of the other seats' choices (see the module); uniform before anyone chose."""
-    histories = {other: SeatHistory(ds, s.increasing) for other, ds in decisions_of_others(s, seat).items() if ds}
+    histories = {other: SeatHistory(ds, s.increasing, styles)
+                 for other, ds in decisions_of_others(s, seat).items() if ds}
     if not histories:
         return lambda rng: determinize(s, seat, rng)
     # the pool is a function of the position alone, so a seeded search replays
