@@ -1,6 +1,7 @@
 """What the other seats' own choices say about their hands: samples of the unseen cards weighted by
 how likely each other seat's plays (W7) and trump decisions (W11) were with the hand the sample
-gives it, under a softmax policy fitted to self-play (`inference_weights`, `ai.witches_inference`).
+gives it, under softmax policies fitted to players of known styles (`STYLES`: self-play searches,
+the simple hand-written player; `inference_weights`, `ai.witches_inference`), mixed per seat.
 
 No rule makes a seat follow colour, so play reveals a hand only softly. A sample deals the unseen
 cards uniformly (`views.determinize`), then places every card another seat ever held (the ones it
@@ -291,7 +292,7 @@ def log_sum_exp(values: Sequence[float]) -> float:
 
 class SeatHistory:
     """One other seat's decisions, with what every sample shares worked out once. The seat plays in
-    one of `styles` (`inference_weights.STYLES`), which one unknown: a hand's likelihood is the mixture
+    one of `styles` (`STYLES`), which one unknown: a hand's likelihood is the mixture
     over the styles, so the seat's own plays tell both its hand and its style."""
 
     def __init__(self, decisions: Sequence[Decision], increasing: bool, styles: Sequence[Style] = STYLES):
