@@ -45,13 +45,8 @@ def game_decisions(simulations: int, seed: str, player: str = "search") -> Itera
     rows: list[dict[str, Any]] = []
 
     def search_and_log(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
-        move: Move
-        if player == "simple":
-            assert isinstance(state, WitchesState)
-            move = policy_move(state, rng)
-        else:
-            move = choose_move(game, state, seat, level, rng)
         assert isinstance(state, WitchesState)
+        move: Move = policy_move(state, rng) if player == "simple" else choose_move(game, state, seat, level, rng)
         hand = cards_of(state.hands[seat])
         if state.phase == PLAY:
             assert isinstance(move, Play)
@@ -200,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         styles[name] = (1 / len(args.styles), fit(rows, "play"), fit(rows, "trump"))
         notes.append(f"{name}: {len(rows)} decisions of {path}")
     write_weights(styles, args.out, "; ".join(notes))
+
 
 if __name__ == "__main__":
     main()

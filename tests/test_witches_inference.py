@@ -223,9 +223,9 @@ def test_a_search_seats_plays_are_likelier_in_the_search_style(seed: int) -> Non
 @pytest.mark.parametrize("seed", range(4))
 def test_a_heuristic_seats_plays_are_likelier_in_its_style_only_where_its_past_hands_are_placed_right(
         seed: int) -> None:
-    """Why no level mixes the styles (docs/bots/experiments.md): the heuristic style is nearly
-    deterministic, so it tells a heuristic seat apart on the placement of its past hands that fits
-    best, but one random placement (what a sample draws) usually punishes it below the soft style."""
+    """The heuristic style tells a heuristic seat apart on the placement of its past hands that fits
+    best. A sample draws one placement at random, which usually punishes this nearly deterministic
+    style below the soft one (docs/bots/experiments.md): why no level mixes the styles."""
     totals = _style_totals("heuristic", seed)
     best = max(totals, key=lambda t: t[1])
     assert best[1] > best[0]
