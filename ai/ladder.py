@@ -10,7 +10,8 @@ player is placed against the field (the mean of all players), as BayesElo's and
 Ordo's do: measured from `random` alone, a game where `random` loses every game
 would give every player the anchor's uncertainty. The result is written to
 `ai/ratings.json`, which `GET /v1/games` shows beside each level.
-`python -m ai.ladder --refit` fits the stored games again without playing them.
+`python -m ai.ladder --refit` fits the stored games again without playing them, and
+`--replay hard` plays again only the pairs of a player whose code changed.
 """
 
 from __future__ import annotations
@@ -171,10 +172,17 @@ def participants(game: AnyGame) -> dict[str, Policy]:
 
 
 def round_robin(game: AnyGame, players: Mapping[str, Policy], games: int, seed: str,
-                processes: int, report: Callable[[str], None] = print) -> list[PairResult]:
-    """Every pair plays `games` two-player games, seats alternating."""
+                processes: int, report: Callable[[str], None] = print,
+                kept: Mapping[tuple[str, str], PairResult] | None = None) -> list[PairResult]:
+    """Every pair plays `games` two-player games, seats alternating; a pair in `kept` is not played
+    again but keeps its games."""
     pairs = []
     for a, b in combinations(players, 2):
+        if kept and (a, b) in kept:
+            pairs.append(kept[a, b])
+            report(f"{game.info.id:<11} {a:>8} vs {b:<8} {kept[a, b].score / kept[a, b].games:.3f} over "
+                   f"{kept[a, b].games} games (kept)")
+            continue
         started = time.perf_counter()
         result = play_match(game, players[a], players[b], games, seed=f"{seed}:{a}:{b}",
                             players=2, processes=processes)
@@ -185,10 +193,11 @@ def round_robin(game: AnyGame, players: Mapping[str, Policy], games: int, seed: 
 
 
 def ladder(game: AnyGame, games: int, seed: str = "ladder", processes: int = 2,
-           skip: Sequence[str] = ()) -> dict[str, Any]:
-    """Play the round robin of `game` and fit it; the JSON that ratings.json keeps per game."""
+           skip: Sequence[str] = (), kept: Mapping[tuple[str, str], PairResult] | None = None) -> dict[str, Any]:
+    """Play the round robin of `game` (but the pairs in `kept`) and fit it; the JSON that
+    ratings.json keeps per game."""
     players = {n: p for n, p in participants(game).items() if n not in skip}
-    pairs = round_robin(game, players, games, seed, processes)
+    pairs = round_robin(game, players, games, seed, processes, kept=kept)
     ratings = elo_ratings(list(players), pairs)
     return {
         "games_per_pair": games,
@@ -216,6 +225,15 @@ def refit(entry: Mapping[str, Any]) -> dict[str, Any]:
     names = list(entry["ratings"])
     ratings = elo_ratings(names, stored_pairs(entry))
     return {**entry, "ratings": {name: rating.to_json() for name, rating in ratings.items()}}
+
+
+def replay_kept(entry: Mapping[str, Any] | None, replay: Sequence[str],
+                games: int) -> dict[tuple[str, str], PairResult]:
+    """The stored pairs of a game that `--replay` keeps: those without a replayed player, played at
+    the same number of games a pair (a different number plays every pair again)."""
+    if entry is None or entry["games_per_pair"] != games:
+        return {}
+    return {(p.a, p.b): p for p in stored_pairs(entry) if p.a not in replay and p.b not in replay}
 
 
 def load_ratings(path: Path = RATINGS_FILE) -> dict[str, Any]:
@@ -246,6 +264,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--skip", nargs="*", default=[], help="players left out (e.g. hard)")
     parser.add_argument("--output", type=Path, default=RATINGS_FILE)
+    parser.add_argument("--replay", nargs="+", metavar="PLAYER",
+                        help="play again only the pairs of these players (whose code changed); the "
+                             "other pairs keep their stored games, and the fit covers all")
     parser.add_argument("--refit", action="store_true",
                         help="fit the stored games again (after a change to the fit); play nothing")
     args = parser.parse_args(argv)
@@ -261,10 +282,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     for game in chosen:
         started = time.perf_counter()
-        result = ladder(game, args.per_pair, processes=args.processes, skip=args.skip)
+        kept = replay_kept(existing["games"].get(game.info.id), args.replay, args.per_pair) if args.replay else None
+        result = ladder(game, args.per_pair, processes=args.processes, skip=args.skip, kept=kept)
         # when, at which commit and on what the game was rated: the docs' table says so
         result["measured"] = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **provenance(),
                               "seconds": round(time.perf_counter() - started)}
+        if kept:
+            result["measured"]["replayed"] = args.replay
+            result["measured"]["kept_from"] = existing["games"][game.info.id].get("measured")
         existing["games"][game.info.id] = result
         args.output.write_text(json.dumps(existing, indent=2) + "\n")
     print(table(existing["games"]))

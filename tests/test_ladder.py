@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import math
 
-from ai.ladder import PairResult, elo_ratings, fit_strengths, ladder, refit, stored_pairs, table
+from ai.ladder import (
+    PairResult,
+    elo_ratings,
+    fit_strengths,
+    ladder,
+    refit,
+    replay_kept,
+    stored_pairs,
+    table,
+)
 from engine import get_game
 
 
@@ -67,6 +76,23 @@ def test_a_small_ladder_plays_every_pair_and_prints_a_table() -> None:
     assert {(p["a"], p["b"]) for p in result["pairs"]} == {("random", "easy")}
     assert set(result["ratings"]) == {"random", "easy"}
     assert "| witches | random | +0 |" in table({"witches": result})
+
+
+def test_a_replay_plays_only_the_pairs_of_the_replayed_player_and_keeps_the_others() -> None:
+    """`--replay easy`: the pair without easy keeps its stored games (here, made up: no game of
+    them is played), easy's pairs are played again; a stored ladder at another number of games a
+    pair keeps nothing."""
+    stored = {"games_per_pair": 2, "ratings": {}, "pairs": [
+        {"a": "random", "b": "easy", "games": 2, "score": 2.0},
+        {"a": "random", "b": "simple", "games": 2, "score": 1.5},
+        {"a": "easy", "b": "simple", "games": 2, "score": 0.0}]}
+    kept = replay_kept(stored, ["easy"], 2)
+    assert set(kept) == {("random", "simple")} and replay_kept(stored, ["easy"], 4) == {}
+    result = ladder(get_game("witches"), games=2, processes=1, skip=("medium", "hard"), kept=kept)
+    by_pair = {(p["a"], p["b"]): p["score"] for p in result["pairs"]}
+    assert by_pair[("random", "simple")] == 1.5
+    assert set(by_pair) == {("random", "easy"), ("random", "simple"), ("easy", "simple")}
+    assert by_pair[("random", "easy")] != 2.0  # played again: random does not beat easy 2-0
 
 
 def test_named_policies_join_the_ladder_and_play_legal_moves_from_a_determinization() -> None:

@@ -143,10 +143,14 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
                             sampling: str) -> Callable[[random.Random], WitchesState]:
         """"inferred": samples weighted by how likely the other seats' own plays and trump decisions
         were with the hands each gives them (`inference.weighted_determinizer`), in a mixture of every
-        style of play; "inferred:NAME+NAME" in those styles alone (`inference.STYLES`)."""
+        style of play; "inferred:NAME+NAME" in those styles alone (`inference.STYLES`), and
+        "inferred:NAME+NAME:P" (or "inferred::P", every style) with each likelihood averaged over P
+        placements of the seats' past hands."""
         if sampling == "inferred" or sampling.startswith("inferred:"):
-            styles = inference.styles_named(sampling.partition(":")[2])
-            return inference.weighted_determinizer(state, seat, styles=styles)
+            names, _, placements = sampling.partition(":")[2].partition(":")
+            styles = inference.styles_named(names)
+            return inference.weighted_determinizer(state, seat, styles=styles,
+                                                   placements=inference.placements_named(placements))
         return super().search_determinizer(state, seat, sampling)
 
     # information -------------------------------------------------------------

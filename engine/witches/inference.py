@@ -39,6 +39,9 @@ from engine.witches.views import determinize
 
 #: Samples weighed per search: the pool its determinizations are drawn from.
 WORLDS = 600
+#: Placements of a seat's past hands whose likelihoods a sample's weight averages, by default: one
+#: random placement can make a near-deterministic style look impossible (docs/bots/experiments.md).
+PLACEMENTS = 1
 #: The power of each sample's likelihood: below 1, a softer belief (the policy is fitted to
 #: self-play, not to the seat at hand), and a pool whose weight is not all on a few samples.
 TEMPER = 0.5
@@ -77,6 +80,15 @@ def styles_named(names: str) -> tuple[Style, ...]:
         raise ValueError(f"no inference style {unknown}; known: {', '.join(by_name)}") from None
     total = sum(style.prior for style in chosen)
     return tuple(style._replace(prior=style.prior / total) for style in chosen)
+
+
+def placements_named(text: str) -> int:
+    """The placements a sampling names after its styles ("inferred:search:8"); `PLACEMENTS` for ""."""
+    if not text:
+        return PLACEMENTS
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"placements must be a whole number from 1, not {text!r}")
+    return int(text)
 
 
 class Decision(NamedTuple):
@@ -197,17 +209,20 @@ def decisions_of_others(s: WitchesState, seat: int) -> dict[int, list[Decision]]
     return found
 
 
-def place_cards(played: Sequence[tuple[int, Card]], hand: Sequence[Card], rng: random.Random) -> dict[Card, int]:
+def place_cards(played: Sequence[tuple[int, Card]], hand: Sequence[Card], rng: random.Random,
+                kept: bool = False) -> dict[Card, int]:
     """When each card a seat ever held came to it: 0 for the deal, k + 1 for the draw after trick k.
     Uniform over the placements where every card played at trick k (`played`: (k, card)) came at a
-    time <= k; the cards of `hand` fill the rest."""
+    time <= k; the cards of `hand` fill the rest. With `kept`, every played card came as late as
+    its play allows: the placement where the seat kept its other cards longest (a seat that plays
+    its cheapest card and keeps its high ones plays the cards it draws)."""
     times = [0] * HAND_SIZE + list(range(1, len(played) + len(hand) - HAND_SIZE + 1))
     free = list(range(len(times)))  # indices of `times` still free, in increasing time
     came: dict[Card, int] = {}
     # the tightest first: each card then has as many choices whatever the earlier ones took
     for k, card in sorted(played):
         allowed = bisect.bisect_right(free, k + HAND_SIZE - 1)  # times[i] <= k  <=>  i <= k + 5
-        came[card] = times[free.pop(int(rng.random() * allowed))]
+        came[card] = times[free.pop(allowed - 1 if kept else int(rng.random() * allowed))]
     rng.shuffle(free)
     for card, i in zip(hand, free, strict=True):
         came[card] = times[i]
@@ -303,16 +318,30 @@ class SeatHistory:
         self.steps = [(d, [_play_context(d, increasing, style.play) for style in styles] if d.kind == "play" else None)
                       for d in decisions]
 
-    def log_likelihood(self, hand: Sequence[Card], rng: random.Random) -> float:
-        """The log-probability of the seat's decisions had it held `hand` now (its earlier hands
-        placed at random among those its plays allow, `place_cards`), mixed over the styles."""
-        totals = self.style_log_likelihoods(hand, rng)
+    def log_likelihood(self, hand: Sequence[Card], rng: random.Random, placements: int = PLACEMENTS) -> float:
+        """The log-probability of the seat's decisions had it held `hand` now, mixed over the styles
+        (its earlier hands placed as `style_log_likelihoods` says)."""
+        totals = self.style_log_likelihoods(hand, rng, placements)
         return totals[0] if len(totals) == 1 else log_sum_exp(totals)
 
-    def style_log_likelihoods(self, hand: Sequence[Card], rng: random.Random) -> list[float]:
-        """Each style's log prior plus the log-probability of the seat's decisions in that style,
-        had it held `hand` now: proportional to the posterior of the styles, given the hand."""
-        came = place_cards(self.played, hand, rng)
+    def style_log_likelihoods(self, hand: Sequence[Card], rng: random.Random,
+                              placements: int = PLACEMENTS) -> list[float]:
+        """Each style's log prior plus the log-probability of the seat's decisions in that style had
+        it held `hand` now: proportional to the posterior of the styles, given the hand. Its earlier
+        hands are placed among those its plays allow (`place_cards`): one placement at random, or with
+        `placements` above 1 the likelihood is averaged over the placement that keeps its cards
+        longest and `placements` - 1 random ones. One random placement makes a near-deterministic
+        style look impossible; the kept one is where such a style's plays fit (a prior over
+        placements that gives it its share)."""
+        if placements == 1:
+            return self._placed_log_likelihoods(place_cards(self.played, hand, rng))
+        each = [self._placed_log_likelihoods(place_cards(self.played, hand, rng, kept=i == 0))
+                for i in range(placements)]
+        return [log_sum_exp(column) - math.log(placements) for column in zip(*each, strict=True)]
+
+    def _placed_log_likelihoods(self, came: dict[Card, int]) -> list[float]:
+        """Each style's log prior plus the log-probability of the decisions, the cards held when
+        each came as `came` says."""
         gone = {card: k for k, card in self.played}
         held = [(t, gone.get(card, NUM_CARDS), card) for card, t in came.items()]
         totals = list(self.log_priors)
@@ -331,9 +360,11 @@ class SeatHistory:
 
 
 def weighted_determinizer(s: WitchesState, seat: int, worlds: int = WORLDS, temper: float = TEMPER,
-                          styles: Sequence[Style] = STYLES) -> Callable[[random.Random], WitchesState]:
+                          styles: Sequence[Style] = STYLES,
+                          placements: int = PLACEMENTS) -> Callable[[random.Random], WitchesState]:
     """Samples of what `seat` cannot see, drawn from `worlds` uniform deals weighted by the
-    likelihood of the other seats' choices (see the module); uniform before anyone chose."""
+    likelihood of the other seats' choices, each averaged over `placements` placements of their
+    past hands (see the module); uniform before anyone chose."""
     histories = {other: SeatHistory(ds, s.increasing, styles)
                  for other, ds in decisions_of_others(s, seat).items() if ds}
     if not histories:
@@ -345,7 +376,7 @@ def weighted_determinizer(s: WitchesState, seat: int, worlds: int = WORLDS, temp
     for _ in range(worlds):
         sample = determinize(s, seat, rng)
         pool.append(sample)
-        logs.append(temper * sum(h.log_likelihood(cards_of(sample.hands[other]), rng)
+        logs.append(temper * sum(h.log_likelihood(cards_of(sample.hands[other]), rng, placements)
                                  for other, h in histories.items()))
     top = max(logs)
     cumulative: list[float] = []
