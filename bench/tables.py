@@ -244,6 +244,11 @@ def ladder_table(path: Path = RESULTS.parent.parent / "ai" / "ratings.json") -> 
         when = (f"rated {measured['date'][:10]} at commit `{measured.get('commit') or 'unrecorded'}` on "
                 f"{measured.get('cpu') or 'an unrecorded CPU'} ({measured.get('cores') or '?'} cores)"
                 if measured else "rated before the ladder stamped its runs (see `git log ai/ratings.json`)")
+        if measured and measured.get("replayed"):
+            kept = measured.get("kept_from") or {}
+            when += (f", replaying the pairs of {', '.join(f'`{p}`' for p in measured['replayed'])} and keeping "
+                     f"the others from the run of {str(kept.get('date', 'an unrecorded date'))[:10]} at commit "
+                     f"`{kept.get('commit') or 'unrecorded'}`")
         stamps.append(f"{game_id}: {result['games_per_pair']} games a pair, seed `{result['seed']}`, {when}")
     out += ["", "*" + "; ".join(stamps) + ". Source: `ai/ratings.json`.*"]
     return "\n".join(out)

@@ -56,3 +56,16 @@ def test_the_ladder_table_says_when_each_game_was_rated(tmp_path: Path) -> None:
     assert lines[3] == "| witches | `random` | 0 | — | 120 |"
     assert "witches: 60 games a pair, seed `ladder`, rated 2026-12-03 at commit `abc1234`" in table
     assert "cube: 60 games a pair, seed `ladder`, rated before the ladder stamped its runs" in table
+
+
+def test_the_ladder_table_names_a_replayed_player_and_the_run_its_other_pairs_kept(tmp_path: Path) -> None:
+    ratings = {"games": {"witches": {"games_per_pair": 100, "seed": "ladder", "measured": {
+        "date": "2026-12-06T01:00:00+00:00", "commit": "def5678", "cpu": "a CPU", "cores": 2,
+        "replayed": ["hard"], "kept_from": {"date": "2026-12-03T20:00:00+00:00", "commit": "abc1234"}},
+        "ratings": {"random": {"elo": 0, "low": 0, "high": 0, "games": 100}}}}}
+    path = tmp_path / "ratings.json"
+    path.write_text(json.dumps(ratings))
+    table = ladder_table(path)
+    assert "rated 2026-12-06 at commit `def5678`" in table
+    assert ("replaying the pairs of `hard` and keeping the others from the run of 2026-12-03 at commit "
+            "`abc1234`") in table

@@ -199,11 +199,6 @@ def test_a_sampling_names_its_styles_and_their_priors_are_renormalised() -> None
     assert search.name == "search" and search.prior == 1.0
     with pytest.raises(ValueError, match="no inference style"):
         styles_named("search+bluffing")
-    for bad in ("inferred::0", "inferred:search:two"):
-        with pytest.raises(ValueError, match="placements"):
-            GAME.search_determinizer(GAME.new_state(2), 0, bad)
-    with pytest.raises(ValueError, match="no sampling"):
-        GAME.search_determinizer(GAME.new_state(2), 0, "psychic")
 
 
 def _played_by(style_of_seat_1: str, seed: int) -> WitchesState:
