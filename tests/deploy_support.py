@@ -164,12 +164,28 @@ class Stack:
         return self("logs", "--no-color", "--tail", "40", check=False).stdout[-8000:]
 
 
+def freeze(container: str) -> None:
+    """Stop every process of the container where it stands (`docker pause`), so that a test can
+    make a move that gives it work and be sure it has not done that work yet."""
+    run(["docker", "pause", container])
+
+
+def thaw(container: str) -> None:
+    """Let a frozen container run again."""
+    run(["docker", "unpause", container])
+
+
 def crash(container: str) -> None:
     """SIGKILL the container's first process from the host, as the kernel's OOM killer would:
-    unlike `docker kill`, which docker counts as a manual stop, the restart policy applies."""
-    pid = run(["docker", "inspect", "--format", "{{.State.Pid}}", container]).stdout.strip()
-    assert pid not in ("", "0"), f"{container} is not running"
+    unlike `docker kill`, which docker counts as a manual stop, the restart policy applies.
+    A frozen container dies as it is thawed, before it runs another instruction."""
+    inspected = run(["docker", "inspect", "--format", "{{.State.Pid}} {{.State.Paused}}", container])
+    pid, paused = inspected.stdout.split()
+    assert pid != "0", f"{container} is not running"
     os.kill(int(pid), 9)
+    if paused == "true":
+        # With cgroup v2 the kill ends the frozen processes at once and there is nothing to thaw.
+        run(["docker", "unpause", container], check=False)
 
 
 @contextlib.contextmanager
