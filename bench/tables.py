@@ -246,9 +246,9 @@ def ladder_table(path: Path = RESULTS.parent.parent / "ai" / "ratings.json") -> 
                 if measured else "rated before the ladder stamped its runs (see `git log ai/ratings.json`)")
         if measured and measured.get("replayed"):
             kept = measured.get("kept_from") or {}
+            kept_date = kept["date"][:10] if kept.get("date") else "an unrecorded date"
             when += (f", replaying the pairs of {', '.join(f'`{p}`' for p in measured['replayed'])} and keeping "
-                     f"the others from the run of {str(kept.get('date', 'an unrecorded date'))[:10]} at commit "
-                     f"`{kept.get('commit') or 'unrecorded'}`")
+                     f"the others from the run of {kept_date} at commit `{kept.get('commit') or 'unrecorded'}`")
         stamps.append(f"{game_id}: {result['games_per_pair']} games a pair, seed `{result['seed']}`, {when}")
     out += ["", "*" + "; ".join(stamps) + ". Source: `ai/ratings.json`.*"]
     return "\n".join(out)

@@ -69,3 +69,6 @@ def test_the_ladder_table_names_a_replayed_player_and_the_run_its_other_pairs_ke
     assert "rated 2026-12-06 at commit `def5678`" in table
     assert ("replaying the pairs of `hard` and keeping the others from the run of 2026-12-03 at commit "
             "`abc1234`") in table
+    ratings["games"]["witches"]["measured"]["kept_from"] = None  # the kept run was never stamped
+    path.write_text(json.dumps(ratings))
+    assert "from the run of an unrecorded date at commit `unrecorded`" in ladder_table(path)
