@@ -170,9 +170,9 @@ def freeze(container: str) -> None:
     run(["docker", "pause", container])
 
 
-def thaw(container: str) -> None:
+def thaw(container: str, check: bool = True) -> None:
     """Let a frozen container run again."""
-    run(["docker", "unpause", container])
+    run(["docker", "unpause", container], check=check)
 
 
 def crash(container: str) -> None:
@@ -185,7 +185,7 @@ def crash(container: str) -> None:
     os.kill(int(pid), 9)
     if paused == "true":
         # With cgroup v2 the kill ends the frozen processes at once and there is nothing to thaw.
-        run(["docker", "unpause", container], check=False)
+        thaw(container, check=False)
 
 
 @contextlib.contextmanager
