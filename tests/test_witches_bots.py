@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from ai.levels import get_level
 from engine.witches import GAME, Keep, Play, Trump
 from engine.witches.cards import BIT, parse_card
 from engine.witches.policy import policy_move
@@ -66,5 +67,10 @@ def test_the_clairvoyant_search_samples_the_true_deal_where_hard_redeals_it() ->
     redealt = [GAME.determinize(s, 0, rng).hands[1] for _ in range(20)]
     assert any(hand != s.hands[1] for hand in redealt)  # hard's samples redeal the hidden hand
     seen = SeeingWitches().determinizer(s, 0)
+    assert all(seen(rng).hands == s.hands for _ in range(20))
+    # and so does the sampler hard's level names (its inferred deals are drawn by the game, not `determinize`)
+    sampling = get_level("hard", "witches").sampling
+    assert sampling
+    seen = SeeingWitches().search_determinizer(s, 0, sampling)
     assert all(seen(rng).hands == s.hands for _ in range(20))
     assert clairvoyant_hard(GAME, s, 0, random.Random(1)) in GAME.legal_moves(s)

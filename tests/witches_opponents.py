@@ -18,6 +18,7 @@ inference of the unseen cards could buy `hard` (docs/bots/index.md).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ai.levels import Level
 from ai.play import choose_move
@@ -88,6 +89,11 @@ class SeeingWitches(WitchesGame):
 
     def determinize(self, state: WitchesState, seat: Seat, rng: random.Random) -> WitchesState:
         return state.clone()
+
+    def search_determinizer(self, state: WitchesState, seat: Seat,
+                            sampling: str) -> Callable[[random.Random], WitchesState]:
+        """The true state whatever the level's sampling: `hard`'s inferred deals draw their own."""
+        return lambda rng: state.clone()
 
 
 _SEEING = SeeingWitches()
