@@ -74,3 +74,19 @@ def test_the_clairvoyant_search_samples_the_true_deal_where_hard_redeals_it() ->
     seen = SeeingWitches().search_determinizer(s, 0, sampling)
     assert all(seen(rng).hands == s.hands for _ in range(20))
     assert clairvoyant_hard(GAME, s, 0, random.Random(1)) in GAME.legal_moves(s)
+
+
+def test_clairvoyant_regrets_replay_the_match_game_and_judge_each_real_choice() -> None:
+    from ai.arena import _play_one
+    from ai.levels import Level
+    from tests.witches_opponents import clairvoyant_regrets, strong_player
+
+    cheap = Level("cheap", 60, 0.0, "", exact=True, sampling="inferred:search")
+    score, choices = clairvoyant_regrets("regrets", 1, cheap, simulations=60)
+    played = _play_one((GAME, cheap, strong_player, 2, None, "regrets:1", 1))  # as play_match plays it
+    assert score == played.score_a
+    assert 0 < len(choices) <= played.moves_a
+    assert {choice.kind for choice in choices} <= {"lead", "follow", "decide"}
+    assert "lead" in {choice.kind for choice in choices}
+    assert all(0.0 <= c.chosen <= 1.0 and 0.0 <= c.best <= 1.0 for c in choices)
+    assert all(c.chosen == c.best for c in choices if c.same)

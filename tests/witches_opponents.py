@@ -12,24 +12,29 @@ pile is spent — as the outside PIMC player of issue 35.
 
 A measurement, not an opponent: `clairvoyant_hard`, the `hard` level searching the true deal (the
 other hands, not the pile's order, which chance still draws) in every sample, bounds what any
-inference of the unseen cards could buy `hard` (docs/bots/index.md).
+inference of the unseen cards could buy `hard` (docs/bots/index.md); `clairvoyant_regrets` shows
+at which of `hard`'s choices seeing the other hand pays (docs/bots/experiments.md).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from ai.arena import Policy, _act, play_game
 from ai.levels import Level
 from ai.play import choose_move
+from ai.search import search
 from engine.core import AnyGame, Move, Seat, State
+from engine.registry import get_game
 from engine.witches.cards import COLOUR, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
 from engine.witches.endgame import exact_returns, is_endgame
 from engine.witches.game import WitchesGame
 from engine.witches.moves import PLAYS, WitchesMove
 from engine.witches.policy import policy_move
 from engine.witches.rules import legal_moves, step
-from engine.witches.state import PLAY, WitchesState
+from engine.witches.state import DECIDE, PLAY, WitchesState
 
 #: Worlds the strong player solves in the endgame.
 ENDGAME_WORLDS = 20
@@ -104,3 +109,52 @@ def clairvoyant_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random
     assert isinstance(state, WitchesState)
     move: Move = choose_move(_SEEING, state, seat, "hard", rng)
     return move
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice of a player judged by a search of the true deal: the clairvoyant's mean reward
+    for its own choice (`best`) and for the player's (`chosen`), rewards as the search counts them."""
+
+    trick: int   # tricks already played
+    kind: str    # "lead", "follow" or "decide" (the trump decision, W11)
+    pile: int    # cards left in the pile (under 2: after the last draw, W13)
+    same: bool   # the player chose the clairvoyant's move
+    best: float
+    chosen: float
+
+
+class _Recording:
+    """A policy that keeps every (state, seat, move) it chose (picklable)."""
+
+    def __init__(self, player: Policy) -> None:
+        self.player = player
+        self.choices: list[tuple[WitchesState, Seat, Move]] = []
+
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+        move = _act(self.player, game, state, seat, rng)
+        assert isinstance(state, WitchesState)
+        self.choices.append((state.clone(), seat, move))
+        return move
+
+
+def clairvoyant_regrets(seed: str, index: int, player: Policy = "hard",
+                        simulations: int = 15000) -> tuple[float, list[Choice]]:
+    """Game `index` of `seed` as `play_match` plays `player` (a level or a policy) against the strong
+    player (`player` in seat `index mod 2`), and each of its choices among two or more moves judged
+    by a search of the true deal (`simulations`, exact endgame): its score and its choices."""
+    recording = _Recording(player)
+    seat_a = index % 2
+    policies: list[Policy] = [strong_player, strong_player]
+    policies[seat_a] = recording
+    winners, _ = play_game(get_game("witches"), policies, f"{seed}:{index}")
+    choices = []
+    for number, (state, seat, move) in enumerate(recording.choices):
+        if len(legal_moves(state)) < 2:
+            continue
+        found = search(_SEEING, state, seat, random.Random(f"{seed}:{index}:{number}"), simulations,
+                       exact=True)
+        kind = "decide" if state.phase == DECIDE else "follow" if state.trick else "lead"
+        choices.append(Choice(len(state.tricks), kind, state.pile.bit_count(), move == found.move,
+                              found.values[found.move], found.values.get(move, 0.0)))
+    return (1.0 / len(winners) if seat_a in winners else 0.0), choices
