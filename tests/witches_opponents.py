@@ -13,7 +13,7 @@ pile is spent — as the outside PIMC player of issue 35.
 A measurement, not an opponent: `clairvoyant_hard`, the `hard` level searching the true deal (the
 other hands, not the pile's order, which chance still draws) in every sample, bounds what any
 inference of the unseen cards could buy `hard` (docs/bots/index.md); `clairvoyant_regrets` shows
-at which of `hard`'s choices seeing the other hand pays (docs/bots/experiments.md).
+at which of `hard`'s choices seeing the other hand pays (docs/bots/index.md).
 """
 
 from __future__ import annotations
