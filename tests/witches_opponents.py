@@ -156,5 +156,5 @@ def clairvoyant_regrets(seed: str, index: int, player: Policy = "hard",
                        exact=True)
         kind = "decide" if state.phase == DECIDE else "follow" if state.trick else "lead"
         choices.append(Choice(len(state.tricks), kind, state.pile.bit_count(), move == found.move,
-                              found.values[found.move], found.values.get(move, 0.0)))
+                              found.values[found.move], found.values[move]))
     return (1.0 / len(winners) if seat_a in winners else 0.0), choices
