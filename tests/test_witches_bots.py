@@ -11,7 +11,7 @@ from ai.levels import get_level
 from engine.witches import GAME, Keep, Play, Trump
 from engine.witches.cards import BIT, parse_card
 from engine.witches.policy import policy_move
-from engine.witches.state import DECIDE
+from engine.witches.state import DECIDE, WitchesState
 from tests.test_witches_rules import build, cards, random_game
 
 # --- the simple player ----------------------------------------------------------------
@@ -90,3 +90,22 @@ def test_clairvoyant_regrets_replay_the_match_game_and_judge_each_real_choice() 
     assert "lead" in {choice.kind for choice in choices}
     assert all(0.0 <= c.chosen <= 1.0 and 0.0 <= c.best <= 1.0 for c in choices)
     assert all(c.chosen == c.best for c in choices if c.same)
+
+
+def test_clairvoyant_in_a_range_of_tricks_searches_the_true_deal_there_only() -> None:
+    from ai.levels import Level
+    from tests.witches_opponents import ClairvoyantIn, SeeingWitches
+
+    states: dict[int, WitchesState] = {}
+    for state, _ in random_game(2, 3):
+        if GAME.current_player(state) >= 0:
+            states.setdefault(len(state.tricks), state)  # the first decision after k tricks
+    sees = ClairvoyantIn(8, 12)
+    assert sees.searched(GAME, states[7]) is GAME
+    assert isinstance(sees.searched(GAME, states[8]), SeeingWitches)
+    assert isinstance(sees.searched(GAME, states[11]), SeeingWitches)
+    assert sees.searched(GAME, states[12]) is GAME
+    cheap = Level("cheap", 60, 0.0, "", exact=True, sampling="inferred:search")
+    state = states[9]
+    seat = GAME.current_player(state)
+    assert ClairvoyantIn(0, 99, cheap)(GAME, state, seat, random.Random(3)) in GAME.legal_moves(state)

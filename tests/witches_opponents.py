@@ -13,7 +13,8 @@ pile is spent — as the outside PIMC player of issue 35.
 A measurement, not an opponent: `clairvoyant_hard`, the `hard` level searching the true deal (the
 other hands, not the pile's order, which chance still draws) in every sample, bounds what any
 inference of the unseen cards could buy `hard` (docs/bots/index.md); `clairvoyant_regrets` shows
-at which of `hard`'s choices seeing the other hand pays (docs/bots/index.md).
+at which of `hard`'s choices seeing the other hand pays, and `ClairvoyantIn` how many games it wins
+in each part of the hand (docs/bots/index.md).
 """
 
 from __future__ import annotations
@@ -109,6 +110,26 @@ def clairvoyant_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random
     assert isinstance(state, WitchesState)
     move: Move = choose_move(_SEEING, state, seat, "hard", rng)
     return move
+
+
+@dataclass(frozen=True)
+class ClairvoyantIn:
+    """A level (`hard` unless named) searching the true deal only while `first` <= tricks played <
+    `last`, and as it plays otherwise: how many games seeing the other hand wins in each part of
+    the hand (docs/bots/index.md). Picklable, for `play_match`'s processes."""
+
+    first: int
+    last: int
+    level: Level | str = "hard"
+
+    def searched(self, game: AnyGame, state: WitchesState) -> AnyGame:
+        """The game the level searches in `state`: the true deal's inside the range, else `game`."""
+        return _SEEING if self.first <= len(state.tricks) < self.last else game
+
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+        assert isinstance(state, WitchesState)
+        move: Move = choose_move(self.searched(game, state), state, seat, self.level, rng)
+        return move
 
 
 @dataclass(frozen=True)
