@@ -109,3 +109,71 @@ def test_clairvoyant_in_a_range_of_tricks_searches_the_true_deal_there_only() ->
     state = states[9]
     seat = GAME.current_player(state)
     assert ClairvoyantIn(0, 99, cheap)(GAME, state, seat, random.Random(3)) in GAME.legal_moves(state)
+
+
+# --- knowing the strong player's rules, not its cards (tests/witches_opponents.py) ---------------
+
+
+def test_w7_rule_histories_count_the_draws_that_leave_the_strong_players_lead_its_cheapest() -> None:
+    from engine.witches.inference import Decision
+    from tests.witches_opponents import rule_histories
+
+    # seat 1 led red-5, its cheapest plain witch, then drew: which card of its hand now came last?
+    led = Decision("play", 0, parse_card("green-5"), (), parse_card("red-5"), False)
+    events = [("play", led), ("draw", None)]
+    dearer = "red-6 blue-7 violet-8 orange-9 yellow-6 blue-9"
+
+    def histories(hand: str) -> int:
+        return rule_histories(events, sum(BIT[c] for c in cards(hand)), False, {})
+
+    assert histories(dearer) == 6  # any of the six may have been drawn: red-5 was the cheapest
+    assert histories("red-1 " + dearer[6:]) == 1  # only if red-1 came after the lead
+    assert histories("red-1 blue-2 " + dearer[13:]) == 0  # one of them was in hand at the lead
+    assert histories("green-1 " + dearer[6:]) == 6  # a trump is led last, so green-1 may be old
+
+
+def test_the_strong_players_true_hand_always_fits_its_rules() -> None:
+    from ai.arena import play_game
+    from ai.levels import Level
+    from engine.registry import get_game
+    from tests.witches_opponents import (
+        KnowingWitches,
+        exploiting_hard,
+        knowing_hard,
+        rule_events,
+        rule_histories,
+        strong_player,
+    )
+
+    cheap = Level("cheap", 60, 0.0, "", exact=True)
+    seen: list[WitchesState] = []
+    game = get_game("witches")
+    play_game(game, [cheap, strong_player], "knowing:1", on_state=lambda s: seen.append(s.clone()))
+    checked = 0
+    for state in seen:
+        if game.current_player(state) == 0 and rule_events(state, 0):
+            assert rule_histories(rule_events(state, 0), state.hands[1], state.increasing, {}) > 0
+            checked += 1
+    assert checked > 20
+    # the samples fit too: the other hand of each is one its rules allow
+    state = next(s for s in seen if game.current_player(s) == 0 and len(s.tricks) == 10)
+    draw = KnowingWitches().search_determinizer(state, 0, "")
+    events = rule_events(state, 0)
+    rng = random.Random(2)
+    hands = [draw(rng).hands[1] for _ in range(30)]
+    assert all(rule_histories(events, hand, state.increasing, {}) > 0 for hand in hands)
+    assert len(set(hands)) > 1  # a belief, not the true hand
+    assert all(hand & state.hands[0] == 0 for hand in hands)
+    for policy in (knowing_hard, exploiting_hard):
+        assert policy(game, state, 0, random.Random(3)) in game.legal_moves(state)
+
+
+def test_the_exploiting_tree_lets_the_other_seat_make_only_the_strong_players_move() -> None:
+    from tests.witches_opponents import ExploitingWitches, strong_play
+
+    s = build(["violet-1 blue-2", "red-4 red-3 green-2 blue-1"], "green-5", turn=1, leader=0, trick="red-9")
+    exploiting = ExploitingWitches()
+    exploiting.searcher = 0
+    assert exploiting.legal_moves(s) == [Play(strong_play(s.hands[1], s.trick, s.trump, False, 2))]
+    exploiting.searcher = 1
+    assert len(exploiting.legal_moves(s)) == 4

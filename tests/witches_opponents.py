@@ -19,8 +19,9 @@ in each part of the hand (docs/bots/index.md).
 
 from __future__ import annotations
 
+import bisect
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ai.arena import Policy, _act, play_game
@@ -29,13 +30,15 @@ from ai.play import choose_move
 from ai.search import search
 from engine.core import AnyGame, Move, Seat, State
 from engine.registry import get_game
-from engine.witches.cards import COLOUR, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, cards_of
+from engine.witches.cards import BIT, COLOUR, KEYS, LED_KEYS, TRUMP_BONUS, VALUE, Card, cards_of
 from engine.witches.endgame import exact_returns, is_endgame
 from engine.witches.game import WitchesGame
+from engine.witches.inference import Decision, decisions_of_others, draw_tricks
 from engine.witches.moves import PLAYS, WitchesMove
-from engine.witches.policy import policy_move
+from engine.witches.policy import policy_move, trump_choice
 from engine.witches.rules import legal_moves, step
 from engine.witches.state import DECIDE, PLAY, WitchesState
+from engine.witches.views import determinize
 
 #: Worlds the strong player solves in the endgame.
 ENDGAME_WORLDS = 20
@@ -56,25 +59,30 @@ def strong_player(game: AnyGame, state: State, seat: Seat, rng: random.Random) -
 
 def _play(s: WitchesState) -> WitchesMove:
     """W7: a lead or an answer, from the seat's own hand and the table only."""
-    hand = cards_of(s.hands[s.turn])
-    keys = KEYS[s.increasing][s.trump]
+    return PLAYS[strong_play(s.hands[s.turn], s.trick, s.trump, s.increasing, s.n)]
+
+
+def strong_play(hand_mask: int, table: Sequence[Card], trump: Card, increasing: bool, n: int) -> Card:
+    """The strong player's card (W7) from the hand `hand_mask` (a card mask), `table` the trick so far."""
+    hand = cards_of(hand_mask)
+    keys = KEYS[increasing][trump]
     cheapest = min(hand, key=lambda c: (keys[c] >= TRUMP_BONUS, VALUE[c], keys[c]))
-    if not s.trick:
+    if not table:
         # lead a card that costs little if lost: a low witch that is not a trump
-        return PLAYS[cheapest]
-    led = LED_KEYS[s.increasing][s.trump][COLOUR[s.trick[0]]]
-    best = max(led[c] for c in s.trick)
-    at_stake = sum(VALUE[c] for c in s.trick)
-    last = len(s.trick) == s.n - 1
+        return cheapest
+    led = LED_KEYS[increasing][trump][COLOUR[table[0]]]
+    best = max(led[c] for c in table)
+    at_stake = sum(VALUE[c] for c in table)
+    last = len(table) == n - 1
     winning = [c for c in hand if led[c] > best]
     plain = [c for c in winning if led[c] < TRUMP_BONUS]
     if plain and (last or at_stake >= 3):
         # the weakest plain winner, and among equals the one worth most (it goes to the discard)
-        return PLAYS[min(plain, key=lambda c: (led[c], -VALUE[c]))]
+        return min(plain, key=lambda c: (led[c], -VALUE[c]))
     trumps = [c for c in winning if led[c] >= TRUMP_BONUS]
     if trumps and at_stake + VALUE[cheapest] >= 6 and (last or at_stake >= 6):
-        return PLAYS[min(trumps, key=lambda c: (led[c], -VALUE[c]))]
-    return PLAYS[cheapest]
+        return min(trumps, key=lambda c: (led[c], -VALUE[c]))
+    return cheapest
 
 
 def _solved_move(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
@@ -109,6 +117,123 @@ def clairvoyant_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random
     """`hard`'s move for `seat` when it searches the true deal (see the module)."""
     assert isinstance(state, WitchesState)
     move: Move = choose_move(_SEEING, state, seat, "hard", rng)
+    return move
+
+
+# --- knowing the strong player's rules, not its cards ------------------------------------------
+
+
+def rule_events(s: WitchesState, seat: Seat) -> list[tuple[str, Decision | None]]:
+    """The other seat's plays (W7), trump decisions (W11) and draws (W12) so far, in order, from what
+    `seat` sees (two players): ("play" | "trump", its decision) or ("draw", None)."""
+    decisions = decisions_of_others(s, seat)[1 - seat]
+    done = len(s.tricks) - (1 if s.phase == DECIDE else 0)  # tricks whose draws were made, if any
+    draws = draw_tricks(s.n)
+    events: list[tuple[str, Decision | None]] = []
+    for k in range(len(s.tricks) + 1):
+        events.extend((d.kind, d) for d in decisions if d.trick == k)
+        if k < min(done, draws):
+            events.append(("draw", None))
+    return events
+
+
+def rule_histories(events: Sequence[tuple[str, Decision | None]], hand: int, increasing: bool,
+                   memo: dict[tuple[int, int], int]) -> int:
+    """How many histories (the deal, then each draw) that end in `hand` (a card mask) make the
+    strong player choose as it did at every play and trump decision before the endgame (its endgame
+    moves solve sampled deals, so they are not checked). A uniform deal and uniform draws make every
+    history equally likely, so this is proportional to the likelihood of its choices given `hand`.
+    `memo` (a dict, shared by the hands of one position) keeps the counts by (event, hand then)."""
+
+    def back(i: int, h: int) -> int:
+        if i < 0:
+            return 1
+        count = memo.get((i, h))
+        if count is not None:
+            return count
+        kind, d = events[i]
+        if d is None:  # a draw: any card of the hand after it may have been the one drawn
+            count = sum(back(i - 1, h ^ BIT[c]) for c in cards_of(h))
+        elif kind == "play":
+            before = h | BIT[d.chosen]
+            chosen = d.late or strong_play(before, d.table, d.trump, increasing, 2) == d.chosen
+            count = back(i - 1, before) if chosen else 0
+        else:
+            won = sum(BIT[c] for c in d.table)
+            chosen = d.late or trump_choice(h, d.trump, won) == d.chosen
+            count = back(i - 1, h) if chosen else 0
+        memo[(i, h)] = count
+        return count
+
+    return back(len(events) - 1, hand)
+
+
+class KnowingWitches(WitchesGame):
+    """The Witches' Wheel for a search that knows the other seat plays the strong player's rules
+    (two players): each sample's deal is drawn from uniform deals of the unseen cards in proportion
+    to `rule_histories` of the other hand, the exact posterior of that hand given its choices."""
+
+    #: Uniform deals weighed per search, at least; more (up to `TRIES`) until `WANTED` fit.
+    POOL, WANTED, TRIES = 600, 200, 6000
+
+    def search_determinizer(self, state: WitchesState, seat: Seat,
+                            sampling: str) -> Callable[[random.Random], WitchesState]:
+        events = rule_events(state, seat)
+        if not events:
+            return super().search_determinizer(state, seat, sampling)
+        rng = random.Random(f"{seat}:{len(state.tricks)}:{state.trick}:{state.phase}")
+        memo: dict[tuple[int, int], int] = {}
+        pool: list[WitchesState] = []
+        cumulative: list[int] = []
+        total = tries = 0
+        while tries < self.TRIES and (tries < self.POOL or len(pool) < self.WANTED):
+            tries += 1
+            sample = determinize(state, seat, rng)
+            weight = rule_histories(events, sample.hands[1 - seat], state.increasing, memo)
+            if weight:
+                total += weight
+                pool.append(sample)
+                cumulative.append(total)
+        if not pool:  # only if the other seat is not the strong player
+            return super().search_determinizer(state, seat, sampling)
+        return lambda r: pool[bisect.bisect_right(cumulative, r.random() * total)].clone()
+
+
+class ExploitingWitches(KnowingWitches):
+    """`KnowingWitches` whose tree lets the other seat make only the strong player's move before
+    the endgame: a search for the best reply to its rules, where `hard`'s tree expects a search."""
+
+    searcher: Seat = 0
+
+    def search_determinizer(self, state: WitchesState, seat: Seat,
+                            sampling: str) -> Callable[[random.Random], WitchesState]:
+        self.searcher = seat  # a search asks for its determinizer once, before its first walk
+        return super().search_determinizer(state, seat, sampling)
+
+    def legal_moves(self, state: WitchesState) -> list[WitchesMove]:  # type: ignore[override]
+        moves = legal_moves(state)
+        if state.turn == self.searcher or len(moves) < 2 or is_endgame(state):
+            return moves
+        if state.phase == PLAY:
+            return [_play(state)]
+        return [policy_move(state)]
+
+
+_KNOWING = KnowingWitches()
+_EXPLOITING = ExploitingWitches()
+
+
+def knowing_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+    """`hard`'s move when it knows the other seat's rules, not its cards (`KnowingWitches`)."""
+    assert isinstance(state, WitchesState)
+    move: Move = choose_move(_KNOWING, state, seat, "hard", rng)
+    return move
+
+
+def exploiting_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+    """`knowing_hard` whose tree also expects the strong player's moves (`ExploitingWitches`)."""
+    assert isinstance(state, WitchesState)
+    move: Move = choose_move(_EXPLOITING, state, seat, "hard", rng)
     return move
 
 

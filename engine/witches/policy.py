@@ -52,14 +52,21 @@ def policy_move(s: WitchesState, rng: random.Random | None = None) -> WitchesMov
 
 def _trump_decision(s: WitchesState) -> WitchesMove:
     """W11: keep, or give up a cheap captured witch whose colour the hand holds clearly more of."""
-    colours = [COLOUR[c] for c in cards_of(s.hands[s.turn])]
-    now = colours.count(COLOUR[s.trump])
+    card = trump_choice(s.hands[s.turn], s.trump, s.won)
+    return KEEP if card < 0 else TRUMPS[card]
+
+
+def trump_choice(hand: int, trump: int, won: int) -> int:
+    """The simple player's trump decision (W11) with `hand` (a card mask) after winning the cards of
+    `won` (a mask) under the trump card `trump`: the card to give up, or -1 to keep."""
+    colours = [COLOUR[c] for c in cards_of(hand)]
+    now = colours.count(COLOUR[trump])
     best = None
-    for card in cards_of(s.won):
+    for card in cards_of(won):
         if VALUE[card] > GIVE_UP_VALUE:
             continue
         gain = colours.count(COLOUR[card]) - now
         if gain >= COLOUR_GAIN and (best is None or (gain, -VALUE[card]) > best[0]):
             best = ((gain, -VALUE[card]), card)
-    return KEEP if best is None else TRUMPS[best[1]]
+    return -1 if best is None else best[1]
 
