@@ -76,6 +76,19 @@ def test_the_clairvoyant_search_samples_the_true_deal_where_hard_redeals_it() ->
     assert clairvoyant_hard(GAME, s, 0, random.Random(1)) in GAME.legal_moves(s)
 
 
+def test_a_partly_seeing_search_samples_the_true_deal_at_its_share() -> None:
+    from tests.witches_opponents import PartlySeeing, _PartlySeeingWitches
+
+    s = build(["green-1 red-2 blue-7", "red-1 violet-8 orange-6"], "green-5")
+    sampling = get_level("hard", "witches").sampling
+    rng = random.Random(4)
+    for share, low, high in ((0.0, 0, 0), (0.5, 60, 140), (1.0, 200, 200)):
+        draw = _PartlySeeingWitches(share).search_determinizer(s, 0, sampling)
+        true = sum(draw(rng).hands == s.hands for _ in range(200))
+        assert low <= true <= high
+    assert PartlySeeing(0.5)(GAME, s, 0, random.Random(1)) in GAME.legal_moves(s)
+
+
 def test_clairvoyant_regrets_replay_the_match_game_and_judge_each_real_choice() -> None:
     from ai.arena import _play_one
     from ai.levels import Level

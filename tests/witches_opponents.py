@@ -113,6 +113,30 @@ class SeeingWitches(WitchesGame):
 _SEEING = SeeingWitches()
 
 
+@dataclass(frozen=True)
+class PartlySeeing:
+    """`hard` whose samples are the true deal with probability `share`, else its own inferred deals:
+    how sure of the other hand a belief must be before it wins games (docs/bots/index.md)."""
+
+    share: float
+
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
+        assert isinstance(state, WitchesState)
+        move: Move = choose_move(_PartlySeeingWitches(self.share), state, seat, "hard", rng)
+        return move
+
+
+class _PartlySeeingWitches(WitchesGame):
+    def __init__(self, share: float) -> None:
+        super().__init__()
+        self.share = share
+
+    def search_determinizer(self, state: WitchesState, seat: Seat,
+                            sampling: str) -> Callable[[random.Random], WitchesState]:
+        own = super().search_determinizer(state, seat, sampling)
+        return lambda rng: state.clone() if rng.random() < self.share else own(rng)
+
+
 def clairvoyant_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     """`hard`'s move for `seat` when it searches the true deal (see the module)."""
     assert isinstance(state, WitchesState)
