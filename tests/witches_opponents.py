@@ -14,7 +14,10 @@ A measurement, not an opponent: `clairvoyant_hard`, the `hard` level searching t
 other hands, not the pile's order, which chance still draws) in every sample, bounds what any
 inference of the unseen cards could buy `hard` (docs/bots/index.md); `clairvoyant_regrets` shows
 at which of `hard`'s choices seeing the other hand pays, and `ClairvoyantIn` how many games it wins
-in each part of the hand (docs/bots/index.md).
+in each part of the hand (docs/bots/index.md). `PartlySeeing` makes only a share of the samples the
+true deal. `knowing_hard` knows the strong player's rules instead of its cards (its hand sampled from
+the exact posterior those rules give, `rule_histories`), and `exploiting_hard` also expects the
+strong player's moves in its tree: what the best possible model of this opponent could buy.
 """
 
 from __future__ import annotations
