@@ -116,6 +116,15 @@ class SeeingWitches(WitchesGame):
 _SEEING = SeeingWitches()
 
 
+def _searching(searched: AnyGame, state: State, seat: Seat, rng: random.Random,
+               level: Level | str = "hard") -> Move:
+    """The move `level` (`hard` by default) makes in `state` searching `searched`, one of the
+    measuring games below, whose samples say what the level may know of the other hand."""
+    assert isinstance(state, WitchesState)
+    move: Move = choose_move(searched, state, seat, level, rng)
+    return move
+
+
 @dataclass(frozen=True)
 class PartlySeeing:
     """`hard` whose samples are the true deal with probability `share`, else its own inferred deals:
@@ -124,9 +133,7 @@ class PartlySeeing:
     share: float
 
     def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
-        assert isinstance(state, WitchesState)
-        move: Move = choose_move(_PartlySeeingWitches(self.share), state, seat, "hard", rng)
-        return move
+        return _searching(_PartlySeeingWitches(self.share), state, seat, rng)
 
 
 class _PartlySeeingWitches(WitchesGame):
@@ -142,9 +149,7 @@ class _PartlySeeingWitches(WitchesGame):
 
 def clairvoyant_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     """`hard`'s move for `seat` when it searches the true deal (see the module)."""
-    assert isinstance(state, WitchesState)
-    move: Move = choose_move(_SEEING, state, seat, "hard", rng)
-    return move
+    return _searching(_SEEING, state, seat, rng)
 
 
 # --- knowing the strong player's rules, not its cards ------------------------------------------
@@ -252,16 +257,12 @@ _EXPLOITING = ExploitingWitches()
 
 def knowing_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     """`hard`'s move when it knows the other seat's rules, not its cards (`KnowingWitches`)."""
-    assert isinstance(state, WitchesState)
-    move: Move = choose_move(_KNOWING, state, seat, "hard", rng)
-    return move
+    return _searching(_KNOWING, state, seat, rng)
 
 
 def exploiting_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     """`knowing_hard` whose tree also expects the strong player's moves (`ExploitingWitches`)."""
-    assert isinstance(state, WitchesState)
-    move: Move = choose_move(_EXPLOITING, state, seat, "hard", rng)
-    return move
+    return _searching(_EXPLOITING, state, seat, rng)
 
 
 @dataclass(frozen=True)
@@ -280,8 +281,7 @@ class ClairvoyantIn:
 
     def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
         assert isinstance(state, WitchesState)
-        move: Move = choose_move(self.searched(game, state), state, seat, self.level, rng)
-        return move
+        return _searching(self.searched(game, state), state, seat, rng, self.level)
 
 
 @dataclass(frozen=True)
