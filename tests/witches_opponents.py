@@ -239,7 +239,9 @@ class ExploitingWitches(KnowingWitches):
 
     def search_determinizer(self, state: WitchesState, seat: Seat,
                             sampling: str) -> Callable[[random.Random], WitchesState]:
-        self.searcher = seat  # a search asks for its determinizer once, before its first walk
+        # a search asks for its determinizer once, before its first walk; one search at a time per
+        # process (as in `play_match`), so one instance serves
+        self.searcher = seat
         return super().search_determinizer(state, seat, sampling)
 
     def legal_moves(self, state: WitchesState) -> list[WitchesMove]:  # type: ignore[override]
