@@ -56,6 +56,8 @@ def choose_move(
         extra["playout_policy"] = level.playout
     if level.sampling:
         extra["sampling"] = level.sampling
+    if level.tree:
+        extra["tree"] = level.tree
     found: SearchResult[M] = METHODS[level.method](
         game, state, seat, rng, level.iterations, level.seconds,
         on_progress=on_progress, progress_every=progress_every, exact=level.exact, **extra)

@@ -35,6 +35,12 @@ from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
+#: The search trees `search` builds: "" one tree seen from the searching seat; "hands" the same tree,
+#: where every other seat also keeps statistics by its own sampled hand and chooses by them.
+TREES = ("", "hands")
+#: Tree "hands": a seat's statistics for its own hand weigh as much as the shared ones after this
+#: many visits (before it, the shared statistics, which every sampled hand feeds, guide its choice).
+HAND_PRIOR = 4.0
 #: Read the CPU clock once every this many iterations (a power of two).
 CHECK_EVERY = 8
 
@@ -73,6 +79,7 @@ class _Node:
     spread = cython.declare(cython.double, visibility="public")
     children = cython.declare(dict, visibility="public")
     visits_here = cython.declare(cython.longlong, visibility="public")
+    by_hand = cython.declare(dict, visibility="public")
 
     def __init__(self, player: int) -> None:
         self.player = player      # seat who made the move leading here (credited with its reward)
@@ -83,6 +90,7 @@ class _Node:
         self.spread = 0.0         # exploration / sqrt(visits), likewise: selection only multiplies
         self.children = {}        # move -> _Node
         self.visits_here = 0      # times the search stood at this node to choose a move
+        self.by_hand = None       # tree "hands": the mover's private key -> move -> its own _Node
 
 
 @cython.locals(
@@ -92,7 +100,8 @@ class _Node:
     c=cython.double, widening=cython.double, value=cython.double, best_value=cython.double,
     reward=cython.double, start=cython.double, now=cython.double, deadline=cython.double,
     next_report=cython.double, root=_Node, node=_Node, child=_Node, best=_Node, path=list,
-    children=dict, log_table=list, inverse_root=list, r=cython.ulonglong,
+    children=dict, log_table=list, inverse_root=list, r=cython.ulonglong, own=dict, by_hand=dict,
+    mine=_Node, hand_prior=cython.double,
 )
 def search(
     game: Game[S, M],
@@ -108,6 +117,7 @@ def search(
     exact: bool = False,
     playout_policy: str = "",
     sampling: str = "",
+    tree: str = "",
 ) -> SearchResult[M]:
     """Run ISMCTS from `seat`'s point of view until either cap is reached (0 = no cap): `iterations`
     simulations or `seconds` of the searching thread's CPU time (never wall time, which load stretches).
@@ -117,8 +127,13 @@ def search(
     position the game calls solvable (`Game.solvable`), a new node whose sample it can solve
     (`Game.solved_returns`) takes that value, not a playout. `playout_policy` names the game's
     playout (`Game.search_playout`; "": its default), and `sampling` how the samples deal what `seat`
-    cannot see (`Game.search_determinizer`; "": uniformly).
+    cannot see (`Game.search_determinizer`; "": uniformly). `tree` "hands" lets every other seat
+    choose knowing its own sampled hand (`Game.private_key`), issue 35's multiple-observer tree:
+    its statistics for the hand it holds in the sample pull its choice away from the shared ones as
+    they gather visits (`HAND_PRIOR`); "" (the default) is the single observer's tree.
     """
+    if tree not in TREES:
+        raise ValueError(f"unknown search tree {tree!r}; known: {', '.join(map(repr, TREES))}")
     legal = legal_for(game, state, seat)
     if iterations <= 0 and seconds <= 0:
         raise ValueError("a search needs an iteration cap or a time cap")
@@ -134,6 +149,9 @@ def search(
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
     solved = game.solved_returns if exact and game.solvable(state) else None
+    hand_key = (game.private_key if tree == "hands" and type(game).private_key is not Game.private_key
+                else None)
+    hand_prior = HAND_PRIOR
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
     widening = game.search_widening  # with a heuristic: the k-th move after k**2 / widening visits
     log_table = _LOG_TABLE
@@ -166,6 +184,15 @@ def search(
                 rewards = returns(sample)
                 break
             children = node.children
+            own = None
+            if hand_key is not None and player != seat:
+                by_hand = node.by_hand
+                if by_hand is None:
+                    by_hand = node.by_hand = {}
+                key = hand_key(sample, player)
+                own = by_hand.get(key)
+                if own is None:
+                    own = by_hand[key] = {}
             untried = None
             best = None
             best_move = None
@@ -185,6 +212,10 @@ def search(
                 if untried is None or heuristic is not None:
                     value = child.mean + child.spread * (
                         log_table[avail] if avail < table_size else _root_log(avail))
+                    if own is not None:
+                        mine = own.get(move)
+                        if mine is not None:
+                            value += (mine.mean - child.mean) * mine.visits / (mine.visits + hand_prior)
                     if value > best_value:
                         best_value = value
                         best = child
@@ -206,12 +237,16 @@ def search(
                 child.avail = 1
                 children[chosen] = child
                 path.append(child)
+                if own is not None:
+                    path.append(_own_node(own, chosen, player))
                 step(sample, chosen)
                 exact_rewards = solved(sample) if solved is not None else None
                 rewards = playout(sample, rng) if exact_rewards is None else exact_rewards
                 break
             assert best is not None and best_move is not None  # all tried: one was best
             path.append(best)
+            if own is not None:
+                path.append(_own_node(own, best_move, player))
             step(sample, best_move)
             node = best
         for node in path:
@@ -255,6 +290,14 @@ def search(
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+def _own_node(own: dict[Move, _Node], move: Move, player: int) -> _Node:
+    """The statistics of `move` for one private key of its mover (tree "hands"), made on first use."""
+    mine = own.get(move)
+    if mine is None:
+        mine = own[move] = _Node(player)
+    return mine
 
 
 def _root_log(n: int) -> float:

@@ -310,6 +310,13 @@ class Game(Generic[S, M]):
         offers none. Like `playout`, it may read the whole state."""
         return None
 
+    def private_key(self, state: S, seat: Seat) -> Hashable | None:
+        """A hashable key of what `seat` alone knows in the full state `state` (its hand), equal for
+        two samples exactly when that seat's own information in them is the same, so a search can let
+        each seat choose knowing it (the multiple-observer tree); None (the default) when the game
+        keeps nothing private a search should tell apart. Like `playout`, it reads the whole state."""
+        return None
+
     #: With a heuristic move, how soon the search opens a node's other moves: its k-th once the
     #: node was visited k**2 / search_widening times (larger: sooner).
     search_widening: float = 1.0

@@ -357,3 +357,60 @@ def test_witches_takes_the_trick_that_wins_the_game() -> None:
         result = search(game, state, 0, random.Random(seed), iterations=300, seconds=GENEROUS)
         assert result.move == Play.of("green-4")
         assert result.values[Play.of("green-4")] > result.values[Play.of("orange-1")]
+
+
+# --- the multiple-observer tree (tree "hands", issue 35) -----------------------
+
+
+def test_an_unknown_search_tree_is_refused() -> None:
+    state, seat = first_decision(TOY, 2)
+    with pytest.raises(ValueError, match="unknown search tree"):
+        search(TOY, state, seat, random.Random(0), iterations=10, tree="observers")
+    with pytest.raises(ValueError, match="unknown search tree"):
+        choose_move(TOY, state, seat, Level("test", 10, GENEROUS, "", tree="observers"), random.Random(0))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_hands_tree_plays_legal_moves_the_same_for_a_seed(game: Game) -> None:
+    for state, seat in spread(list(decision_states(game, 2, seed=3)), 4):
+        runs = [search(game, state, seat, random.Random(7), iterations=300, seconds=GENEROUS, tree="hands")
+                for _ in range(2)]
+        assert runs[0].move in game.legal_moves(state)
+        assert runs[0].visits == runs[1].visits and runs[0].move == runs[1].move
+
+
+def witches_known_hands(seed: int) -> tuple[State, int]:
+    """A 2-player witches decision whose unseen cards are exactly the other seat's hand (the rest
+    discarded, the pile spent), so every sample deals that seat the same hand."""
+    game = get_game("witches")
+    state, seat = next((s, p) for s, p in decision_states(game, 2, seed) if len(s.tricks) >= 12
+                       and len(game.legal_moves(s)) > 1 and s.hands[1 - p].bit_count() > 1)
+    every = (1 << 54) - 1
+    kept = state.hands[0] | state.hands[1] | state.captured[0] | state.captured[1] | 1 << state.trump
+    for card in state.trick:
+        kept |= 1 << card
+    state.pile = 0
+    state.discard = every & ~kept
+    return state, seat
+
+
+def test_a_known_hand_makes_the_hands_tree_the_single_observers() -> None:
+    # every sample gives the other seat the same key, so its own statistics are the shared ones
+    game = get_game("witches")
+    for seed in range(3):
+        state, seat = witches_known_hands(seed)
+        single, hands = (search(game, state, seat, random.Random(seed), iterations=400, seconds=GENEROUS,
+                                tree=tree) for tree in ("", "hands"))
+        assert hands.visits == single.visits and hands.move == single.move
+
+
+def test_the_hands_tree_lets_the_other_seat_choose_by_its_own_hand() -> None:
+    # where the other hand is unknown, the same seed searches differently once it chooses by it (the
+    # inferred samples come from a pool of deals, so a hand comes back to a node within 600 of them)
+    game = get_game("witches")
+    differ = 0
+    for state, seat in spread(list(decision_states(game, 2, seed=11)), 6):
+        single, hands = (search(game, state, seat, random.Random(5), iterations=600, seconds=GENEROUS,
+                                sampling="inferred:search", tree=tree) for tree in ("", "hands"))
+        differ += hands.visits != single.visits
+    assert differ >= 4

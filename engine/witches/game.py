@@ -131,6 +131,10 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
             return endgame.exact_returns(state)
         return None
 
+    def private_key(self, state: WitchesState, seat: Seat) -> int:
+        """The seat's hand: every play and trump decision is public, so the hand is all it alone knows."""
+        return state.hands[seat]
+
     def named_policies(self) -> Mapping[str, Callable[[WitchesState, random.Random], WitchesMove]]:
         """The simple hand-written player (`policy.policy_move`), a baseline on the ladder."""
         return {"simple": policy.policy_move}
