@@ -32,8 +32,8 @@ class Level:
     #: ismcts only: how the samples deal the cards the seat cannot see (`Game.search_determinizer`:
     #: "" uniformly; "inferred" weighted by the other seats' own choices, at The Witches' Wheel)
     sampling: str = ""
-    #: ismcts only: "" one tree seen from the searching seat; "hands" where the other seats also choose
-    #: by statistics of their own sampled hand (`ai.search.TREES`)
+    #: ismcts only: "" one tree seen from the searching seat; "others" where the other seats also choose
+    #: by statistics of their own sampled hand, "hands" every seat (`ai.search.TREES`)
     tree: str = ""
     #: the chance of a uniformly random legal move instead of the search's (a game whose searches
     #: all play alike, as The Enchanters' Gathering's, parts its levels by this)

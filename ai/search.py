@@ -35,10 +35,11 @@ from engine.core import CHANCE, TERMINAL, Game, M, Move, S, Seat
 
 #: UCB1 exploration constant for rewards in [0, 1] (0.7 as in Cowling et al.).
 EXPLORATION = 0.7
-#: The search trees `search` builds: "" one tree seen from the searching seat; "hands" the same tree,
-#: where every other seat also keeps statistics by its own sampled hand and chooses by them.
-TREES = ("", "hands")
-#: Tree "hands": a seat's statistics for its own hand weigh as much as the shared ones after this
+#: The search trees `search` builds: "" one tree seen from the searching seat; "others" the same tree,
+#: where every other seat also keeps statistics by its own sampled hand and chooses by them; "hands"
+#: where every seat does, the searching seat's later choices by the hand its sampled draws gave it.
+TREES = ("", "others", "hands")
+#: Trees "others" and "hands": a seat's statistics for its own hand weigh as much as the shared ones after this
 #: many visits (before it, the shared statistics, which every sampled hand feeds, guide its choice).
 HAND_PRIOR = 4.0
 #: Read the CPU clock once every this many iterations (a power of two).
@@ -90,7 +91,7 @@ class _Node:
         self.spread = 0.0         # exploration / sqrt(visits), likewise: selection only multiplies
         self.children = {}        # move -> _Node
         self.visits_here = 0      # times the search stood at this node to choose a move
-        self.by_hand = None       # tree "hands": the mover's private key -> move -> its own _Node
+        self.by_hand = None       # trees by hand: the mover's private key -> move -> its own _Node
 
 
 @cython.locals(
@@ -101,7 +102,7 @@ class _Node:
     reward=cython.double, start=cython.double, now=cython.double, deadline=cython.double,
     next_report=cython.double, root=_Node, node=_Node, child=_Node, best=_Node, path=list,
     children=dict, log_table=list, inverse_root=list, r=cython.ulonglong, own=dict, by_hand=dict,
-    mine=_Node, hand_prior=cython.double,
+    mine=_Node, hand_prior=cython.double, unkeyed=cython.int,
 )
 def search(
     game: Game[S, M],
@@ -127,10 +128,11 @@ def search(
     position the game calls solvable (`Game.solvable`), a new node whose sample it can solve
     (`Game.solved_returns`) takes that value, not a playout. `playout_policy` names the game's
     playout (`Game.search_playout`; "": its default), and `sampling` how the samples deal what `seat`
-    cannot see (`Game.search_determinizer`; "": uniformly). `tree` "hands" lets every other seat
+    cannot see (`Game.search_determinizer`; "": uniformly). `tree` "others" lets every other seat
     choose knowing its own sampled hand (`Game.private_key`), issue 35's multiple-observer tree:
     its statistics for the hand it holds in the sample pull its choice away from the shared ones as
-    they gather visits (`HAND_PRIOR`); "" (the default) is the single observer's tree.
+    they gather visits (`HAND_PRIOR`); "hands" does so for the searching seat's later choices too
+    (by what it drew in the sample); "" (the default) is the single observer's tree.
     """
     if tree not in TREES:
         raise ValueError(f"unknown search tree {tree!r}; known: {', '.join(map(repr, TREES))}")
@@ -149,8 +151,8 @@ def search(
     returns = game.returns
     heuristic = game.heuristic_move if type(game).heuristic_move is not Game.heuristic_move else None
     solved = game.solved_returns if exact and game.solvable(state) else None
-    hand_key = (game.private_key if tree == "hands" and type(game).private_key is not Game.private_key
-                else None)
+    hand_key = (game.private_key if tree and type(game).private_key is not Game.private_key else None)
+    unkeyed = seat if tree == "others" else -1  # the seat that chooses by the shared statistics alone
     hand_prior = HAND_PRIOR
     bits = rng.getrandbits  # `bits(32) * k >> 32`: a uniform index below k, cheaper than randrange
     widening = game.search_widening  # with a heuristic: the k-th move after k**2 / widening visits
@@ -185,7 +187,7 @@ def search(
                 break
             children = node.children
             own = None
-            if hand_key is not None and player != seat:
+            if hand_key is not None and player != unkeyed:
                 by_hand = node.by_hand
                 if by_hand is None:
                     by_hand = node.by_hand = {}
@@ -293,7 +295,7 @@ def search(
 
 
 def _own_node(own: dict[Move, _Node], move: Move, player: int) -> _Node:
-    """The statistics of `move` for one private key of its mover (tree "hands"), made on first use."""
+    """The statistics of `move` for one private key of its mover (trees by hand), made on first use."""
     mine = own.get(move)
     if mine is None:
         mine = own[move] = _Node(player)

@@ -359,7 +359,7 @@ def test_witches_takes_the_trick_that_wins_the_game() -> None:
         assert result.values[Play.of("green-4")] > result.values[Play.of("orange-1")]
 
 
-# --- the multiple-observer tree (tree "hands", issue 35) -----------------------
+# --- trees by hand (trees "others" and "hands", issue 35's multiple-observer tree) ----------
 
 
 def test_an_unknown_search_tree_is_refused() -> None:
@@ -370,10 +370,11 @@ def test_an_unknown_search_tree_is_refused() -> None:
         choose_move(TOY, state, seat, Level("test", 10, GENEROUS, "", tree="observers"), random.Random(0))
 
 
+@pytest.mark.parametrize("tree", ["others", "hands"])
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
-def test_the_hands_tree_plays_legal_moves_the_same_for_a_seed(game: Game) -> None:
+def test_a_tree_by_hand_plays_legal_moves_the_same_for_a_seed(game: Game, tree: str) -> None:
     for state, seat in spread(list(decision_states(game, 2, seed=3)), 4):
-        runs = [search(game, state, seat, random.Random(7), iterations=300, seconds=GENEROUS, tree="hands")
+        runs = [search(game, state, seat, random.Random(7), iterations=300, seconds=GENEROUS, tree=tree)
                 for _ in range(2)]
         assert runs[0].move in game.legal_moves(state)
         assert runs[0].visits == runs[1].visits and runs[0].move == runs[1].move
@@ -394,23 +395,37 @@ def witches_known_hands(seed: int) -> tuple[State, int]:
     return state, seat
 
 
-def test_a_known_hand_makes_the_hands_tree_the_single_observers() -> None:
-    # every sample gives the other seat the same key, so its own statistics are the shared ones
+@pytest.mark.parametrize("tree", ["others", "hands"])
+def test_known_hands_make_a_tree_by_hand_the_single_observers(tree: str) -> None:
+    # with the pile spent, every sample gives each seat the same key all along, so its own
+    # statistics are the shared ones
     game = get_game("witches")
     for seed in range(3):
         state, seat = witches_known_hands(seed)
-        single, hands = (search(game, state, seat, random.Random(seed), iterations=400, seconds=GENEROUS,
-                                tree=tree) for tree in ("", "hands"))
-        assert hands.visits == single.visits and hands.move == single.move
+        single, by_hand = (search(game, state, seat, random.Random(seed), iterations=400, seconds=GENEROUS,
+                                  tree=kind) for kind in ("", tree))
+        assert by_hand.visits == single.visits and by_hand.move == single.move
 
 
-def test_the_hands_tree_lets_the_other_seat_choose_by_its_own_hand() -> None:
+def test_the_others_tree_lets_the_other_seat_choose_by_its_own_hand() -> None:
     # where the other hand is unknown, the same seed searches differently once it chooses by it (the
     # inferred samples come from a pool of deals, so a hand comes back to a node within 600 of them)
     game = get_game("witches")
     differ = 0
     for state, seat in spread(list(decision_states(game, 2, seed=11)), 6):
         single, hands = (search(game, state, seat, random.Random(5), iterations=600, seconds=GENEROUS,
-                                sampling="inferred:search", tree=tree) for tree in ("", "hands"))
+                                sampling="inferred:search", tree=tree) for tree in ("", "others"))
         differ += hands.visits != single.visits
     assert differ >= 4
+
+
+def test_the_hands_tree_lets_the_searching_seat_choose_by_what_it_drew() -> None:
+    # "hands" differs from "others" only at the searching seat's later choices, keyed by its sampled draws
+    game = get_game("witches")
+    differ = 0
+    for seed in range(4):
+        state, seat = next((s, p) for s, p in decision_states(game, 2, seed) if len(s.tricks) == 10)
+        others, hands = (search(game, state, seat, random.Random(seed), iterations=600, seconds=GENEROUS,
+                                tree=tree) for tree in ("others", "hands"))
+        differ += hands.visits != others.visits
+    assert differ >= 3
