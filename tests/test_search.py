@@ -327,6 +327,7 @@ def witches_penultimate_trick() -> State:
     the trick (9 to 3), and the game is very likely lost.
     """
     from engine.witches import mask_of, parse_card
+    from engine.witches.cards import ALL_CARDS
     from engine.witches.state import PLAY, WitchesState
 
     c = parse_card
@@ -338,7 +339,7 @@ def witches_penultimate_trick() -> State:
     used = state.hands[0] | state.hands[1] | state.captured[0] | state.captured[1]
     used |= mask_of([c("green-5"), c("red-9")])
     state.pile = 0
-    state.discard = ((1 << 54) - 1) & ~used
+    state.discard = ALL_CARDS & ~used
     state.phase = PLAY
     state.pending = 0
     state.leader = 1
@@ -383,15 +384,16 @@ def test_a_tree_by_hand_plays_legal_moves_the_same_for_a_seed(game: Game, tree: 
 def witches_known_hands(seed: int) -> tuple[State, int]:
     """A 2-player witches decision whose unseen cards are exactly the other seat's hand (the rest
     discarded, the pile spent), so every sample deals that seat the same hand."""
+    from engine.witches import mask_of
+    from engine.witches.cards import ALL_CARDS
+
     game = get_game("witches")
     state, seat = next((s, p) for s, p in decision_states(game, 2, seed) if len(s.tricks) >= 12
                        and len(game.legal_moves(s)) > 1 and s.hands[1 - p].bit_count() > 1)
-    every = (1 << 54) - 1
-    kept = state.hands[0] | state.hands[1] | state.captured[0] | state.captured[1] | 1 << state.trump
-    for card in state.trick:
-        kept |= 1 << card
+    kept = state.hands[0] | state.hands[1] | state.captured[0] | state.captured[1]
+    kept |= mask_of([state.trump, *state.trick])
     state.pile = 0
-    state.discard = every & ~kept
+    state.discard = ALL_CARDS & ~kept
     return state, seat
 
 
