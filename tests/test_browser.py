@@ -260,10 +260,9 @@ def test_docs_lists_every_operation_and_tries_the_catalog(pages: Pages, live_api
 
 
 def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
-    page = pages.new()
-    traffic = Traffic(page)
-    create_match(page, "witches", ["you", "easy"])
-    assert page.locator(".wheel .ranking").inner_text().startswith("Wheel (decreasing)")
+    # The lobby deals at random, and a hand in which this player (always the first card offered)
+    # wins no trick before the last offers no decision: about 1 match in 200 against easy. So a
+    # few matches are played until one has offered it.
     decisions = 0
 
     def choose(page) -> None:
@@ -274,11 +273,18 @@ def test_witches_against_an_easy_bot_to_the_end(pages: Pages) -> None:
                 shoot(page, "witches-trump-decision.png")
         click_witches_move(page)
 
-    made = play_to_end(page, choose, shot="witches", shot_after=6)
-    traffic.carried_by_the_socket(made)
-    assert decisions, "never offered the trump decision after a won trick"
-    finished(page)
-    assert EXPLAINED["witches"]["hands_empty"] in status(page)
+    for _ in range(3):
+        page = pages.new()
+        traffic = Traffic(page)
+        create_match(page, "witches", ["you", "easy"])
+        assert page.locator(".wheel .ranking").inner_text().startswith("Wheel (decreasing)")
+        made = play_to_end(page, choose, shot="witches", shot_after=6)
+        traffic.carried_by_the_socket(made)
+        finished(page)
+        assert EXPLAINED["witches"]["hands_empty"] in status(page)
+        if decisions:
+            break
+    assert decisions, "never offered the trump decision after a won trick, in three matches"
 
 
 def test_witches_marks_the_card_winning_the_trick_and_your_turn(pages: Pages) -> None:
