@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import math
 import pickle
 import random
@@ -61,13 +62,21 @@ def searcher(simulations: int) -> Level:
 
 
 def opponent(name: str, simulations: int) -> Policy:
-    """The other seat: "self" (the measured search), or "openspiel" (OpenSpiel's ISMCTS), at `simulations`."""
+    """The other seat: "self" (the measured search), "openspiel" (OpenSpiel's ISMCTS), both at
+    `simulations`, or "MODULE:NAME", a policy function by name (as the strong test player,
+    "tests.witches_opponents:strong_player")."""
+    if ":" in name:
+        module, _, attribute = name.partition(":")
+        try:
+            return getattr(importlib.import_module(module), attribute)  # type: ignore[no-any-return]
+        except (ImportError, AttributeError) as error:
+            raise ValueError(f"unknown opponent {name!r}: {error}") from None
     if name == "self":
         return searcher(simulations)
     if name == "openspiel":
         from ai.openspiel import OpenSpielPolicy  # pyspiel is optional
         return OpenSpielPolicy(simulations)
-    raise ValueError(f"unknown opponent {name!r}: self or openspiel")
+    raise ValueError(f"unknown opponent {name!r}: self, openspiel or MODULE:NAME")
 
 
 def game_positions(job: tuple[Level, Policy, str, int]) -> list[Position]:
@@ -170,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Command line: collect positions into a file, or score samplers on a file's positions."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("positions", help="a pickle file of positions, written by collecting, read by --score")
-    parser.add_argument("--opponent", default="self", help="self or openspiel")
+    parser.add_argument("--opponent", default="self", help="self, openspiel or MODULE:NAME (a policy function)")
     parser.add_argument("--games", type=int, default=24)
     parser.add_argument("--seed", default="brier")
     parser.add_argument("--simulations", type=int, default=3000)

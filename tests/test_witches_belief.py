@@ -14,6 +14,7 @@ from ai.witches_belief import (
     card_chances,
     game_positions,
     main,
+    opponent,
     sampler_named,
     score,
     searcher,
@@ -75,6 +76,15 @@ def test_scores_by_hand() -> None:
 def test_unknown_samplers_are_refused(positions: list[Position], spec: str) -> None:
     with pytest.raises(ValueError, match="unknown"):
         sampler_named(spec, positions[-1])
+
+
+def test_an_opponent_is_named_or_imported_by_name() -> None:
+    from tests.witches_opponents import strong_player
+    assert opponent("self", 50) == searcher(50)
+    assert opponent("tests.witches_opponents:strong_player", 50) is strong_player
+    for name in ("strong", "tests.witches_opponents:nobody", "no.such.module:player"):
+        with pytest.raises(ValueError, match="unknown opponent"):
+            opponent(name, 50)
 
 
 def test_command_line_collects_then_scores(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
