@@ -89,7 +89,7 @@ def test_an_opponent_is_named_or_imported_by_name() -> None:
 
 def test_command_line_collects_then_scores(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     path = str(tmp_path / "positions.pkl")
-    main([path, "--games", "2", "--simulations", "10", "--seed", "belief-cli"])
+    main([path, "--games", "2", "--simulations", "10", "--seed", "belief-cli", "--processes", "1"])
     with open(path, "rb") as f:
         kept = pickle.load(f)
     assert kept and all(len(p) == 3 for p in kept)
