@@ -120,18 +120,17 @@ def sampler_named(spec: str, position: Position) -> Sampler:
     state, seat = position.state, position.seat
     if sampling == "uniform" and not tweaks:
         return lambda rng: GAME.determinize(state, seat, rng)
-    if not sampling.startswith("inferred"):
-        raise ValueError(f"unknown sampler {spec!r}")
-    names, _, placements = sampling.partition(":")[2].partition(":")
     settings = {"worlds": float(inference.WORLDS), "temper": inference.TEMPER}
     for tweak in tweaks:
         key, _, value = tweak.partition("=")
         if key not in settings:
             raise ValueError(f"unknown setting {key!r} in {spec!r}: worlds or temper")
         settings[key] = float(value)
-    return inference.weighted_determinizer(state, seat, worlds=int(settings["worlds"]), temper=settings["temper"],
-                                           styles=inference.styles_named(names),
-                                           placements=inference.placements_named(placements))
+    draw = inference.determinizer_named(state, seat, sampling, worlds=int(settings["worlds"]),
+                                        temper=settings["temper"])
+    if draw is None:
+        raise ValueError(f"unknown sampler {spec!r}")
+    return draw
 
 
 def card_chances(draw: Sampler, position: Position, samples: int = SAMPLES) -> dict[int, float]:

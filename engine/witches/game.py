@@ -150,12 +150,8 @@ class WitchesGame(Game[WitchesState, WitchesMove]):
         style of play; "inferred:NAME+NAME" in those styles alone (`inference.STYLES`), and
         "inferred:NAME+NAME:P" (or "inferred::P", every style) with each likelihood averaged over P
         placements of the seats' past hands."""
-        if sampling == "inferred" or sampling.startswith("inferred:"):
-            names, _, placements = sampling.partition(":")[2].partition(":")
-            styles = inference.styles_named(names)
-            return inference.weighted_determinizer(state, seat, styles=styles,
-                                                   placements=inference.placements_named(placements))
-        return super().search_determinizer(state, seat, sampling)
+        draw = inference.determinizer_named(state, seat, sampling)
+        return draw if draw is not None else super().search_determinizer(state, seat, sampling)
 
     # information -------------------------------------------------------------
 

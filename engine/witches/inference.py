@@ -91,6 +91,17 @@ def placements_named(text: str) -> int:
     return int(text)
 
 
+def determinizer_named(s: WitchesState, seat: int, sampling: str, worlds: int = WORLDS,
+                       temper: float = TEMPER) -> Callable[[random.Random], WitchesState] | None:
+    """The weighted determinizer a search's sampling names ("inferred", "inferred:NAME+NAME",
+    "inferred:NAME+NAME:P"; see `styles_named` and `placements_named`), or None for another name."""
+    if sampling != "inferred" and not sampling.startswith("inferred:"):
+        return None
+    names, _, placements = sampling.partition(":")[2].partition(":")
+    return weighted_determinizer(s, seat, worlds=worlds, temper=temper, styles=styles_named(names),
+                                 placements=placements_named(placements))
+
+
 class Decision(NamedTuple):
     """A choice another seat made, as everyone saw it: a play ("play", its card) or a trump
     decision ("trump": the card given up, or -1 to keep) after trick `trick`."""
