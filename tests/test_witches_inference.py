@@ -25,6 +25,7 @@ from engine.witches.inference import (
     _play_context,
     _play_log_likelihood,
     decisions_of_others,
+    determinizer_named,
     place_cards,
     play_features,
     styles_named,
@@ -172,8 +173,10 @@ def test_an_unknown_sampling_is_refused() -> None:
     for bad in ("inferred::0", "inferred:search:two"):
         with pytest.raises(ValueError, match="placements"):
             GAME.search_determinizer(GAME.new_state(2), 0, bad)
-    with pytest.raises(ValueError, match="no sampling"):
-        GAME.search_determinizer(state, state.turn, "psychic")
+    for other in ("psychic", "inferredish"):  # not a sampling of the inference: the game's own refusal
+        assert determinizer_named(state, state.turn, other) is None
+        with pytest.raises(ValueError, match="no sampling"):
+            GAME.search_determinizer(state, state.turn, other)
 
 
 def test_a_level_with_inferred_samples_replays_its_moves() -> None:
