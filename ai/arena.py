@@ -16,9 +16,9 @@ import math
 import multiprocessing
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ai.levels import Level, get_level
 from ai.play import choose_move
@@ -29,6 +29,8 @@ from engine.registry import get_game
 #: A callable policy: (game, state, seat, rng) -> a legal move.
 PolicyFn = Callable[[AnyGame, State, Seat, random.Random], Move]
 Policy = Level | str | PolicyFn
+Job = TypeVar("Job")
+Result = TypeVar("Result")
 #: One arena game to play: (game, policy a, policy b, players, options, seed, a's seat).
 _Job = tuple[AnyGame, Policy, Policy, int, Mapping[str, Any] | None, str, Seat]
 
@@ -156,13 +158,7 @@ def play_match(
             if progress is not None:
                 progress(len(records), sum(r.score_a for r in records))
 
-    if processes > 1:
-        # spawn, not fork: a fork of a process with threads (Redis clients, test
-        # servers) can deadlock in the child.
-        with multiprocessing.get_context("spawn").Pool(processes) as pool:
-            collect(pool.imap(_play_one, jobs, chunksize=1))
-    else:
-        collect(_play_one(job) for job in jobs)
+    collect(map_in_processes(_play_one, jobs, processes))
     return MatchResult(
         games=games,
         wins=sum(1 for r in records if r.score_a == 1.0),
@@ -176,6 +172,17 @@ def play_match(
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+def map_in_processes(work: Callable[[Job], Result], jobs: Sequence[Job], processes: int) -> Iterator[Result]:
+    """`work` over `jobs`, in order, as each finishes: in this process, or in `processes` fresh ones.
+    Spawned, not forked: a fork of a process with threads (Redis clients, test servers) can deadlock
+    in the child."""
+    if processes <= 1:
+        yield from (work(job) for job in jobs)
+        return
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        yield from pool.imap(work, jobs, chunksize=1)
 
 
 def _act(policy: Policy, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:

@@ -14,13 +14,12 @@ import argparse
 import dataclasses
 import importlib
 import math
-import multiprocessing
 import pickle
 import random
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
-from ai.arena import Policy, play_game
+from ai.arena import Policy, map_in_processes, play_game
 from ai.levels import Level, levels_for
 from engine.core import Seat
 from engine.witches import GAME, inference
@@ -28,8 +27,6 @@ from engine.witches.cards import BIT, cards_of
 from engine.witches.state import WitchesState
 
 Sampler = Callable[[random.Random], WitchesState]
-Job = TypeVar("Job")
-Result = TypeVar("Result")
 
 #: Deals a position's chances are counted over.
 SAMPLES = 400
@@ -101,16 +98,7 @@ def game_positions(job: tuple[Level, Policy, str, int]) -> list[Position]:
 def collect(other: str, games: int, seed: str, simulations: int = 3000, processes: int = 2) -> list[Position]:
     """Positions of `games` games of the measured search against `other` (`opponent`)."""
     jobs = [(searcher(simulations), opponent(other, simulations), seed, i) for i in range(games)]
-    return [p for found in run_all(game_positions, jobs, processes) for p in found]
-
-
-def run_all(work: Callable[[Job], Result], jobs: Sequence[Job], processes: int) -> list[Result]:
-    """`work` over `jobs`, in order: in this process, or in `processes` fresh ones ("spawn", as the
-    arena does: a fork of a process with threads, a server's or a test run's, can hang)."""
-    if processes <= 1:
-        return [work(job) for job in jobs]
-    with multiprocessing.get_context("spawn").Pool(processes) as pool:
-        return pool.map(work, jobs, chunksize=1)
+    return [p for found in map_in_processes(game_positions, jobs, processes) for p in found]
 
 
 def sampler_named(spec: str, position: Position) -> Sampler:
@@ -198,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.score:
         with open(args.positions, "rb") as f:
             positions = [Position(*p) for p in pickle.load(f)]
-        results = run_all(score_position, [(p, args.score) for p in positions], args.processes)
+        results = list(map_in_processes(score_position, [(p, args.score) for p in positions], args.processes))
         print(table(results, args.score))
         return
     positions = collect(args.opponent, args.games, args.seed, args.simulations, args.processes)
