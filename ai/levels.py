@@ -68,12 +68,16 @@ GAME_LEVELS: dict[str, dict[str, Level]] = {
     # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy 0.749
     # (0.704-0.789) of 400 games; hard values samples after the last draw by the exact endgame, and with
     # it simulations pay again: 15,000 beat 3,000 0.598 (0.528-0.663) of 200 (0.19 s a move), where
-    # without it 1,000 had stood even with 3,000 (0.453 of 107). docs/bots/strength.md.
+    # without it 1,000 had stood even with 3,000 (0.453 of 107). Its tree keeps every seat's choices by
+    # the hand the seat holds in the sample ("hands"): at 3,000 against OpenSpiel's ISMCTS that won
+    # +0.073 (+0.021 ... +0.124) a game over the single observer's tree, paired on the same 400 games,
+    # and no less against the strong player or in self-play. docs/bots/strength.md.
     "witches": {
         "medium": Level("medium", 300, 0.5, "Information-set MCTS: 300 simulations (at most 0.5 s of CPU)."),
         "hard": Level("hard", 15000, 1.0, "Information-set MCTS: 15,000 simulations over deals weighted by "
-                      "what the other seats' own plays say of their hands, the endgame after the last draw "
-                      "solved exactly in every sampled deal (at most 1 s of CPU).", exact=True, sampling="inferred:search"),
+                      "what the other seats' own plays say of their hands, every seat choosing by the hand it "
+                      "holds in the sample, the endgame after the last draw solved exactly in every sampled "
+                      "deal (at most 1 s of CPU).", exact=True, sampling="inferred:search", tree="hands"),
     },
     # The Enchanters' Gathering (2 players, untimed, issue 35; docs/bots/index.md): every search plays
     # alike (each tries the greedy playout policy's move first), and random play already wins 0.11
