@@ -68,11 +68,12 @@ GAME_LEVELS: dict[str, dict[str, Level]] = {
     # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy 0.749
     # (0.704-0.789) of 400 games, but 0.696 of make strength's 400 and 0.725 of 1,000 on a fresh
     # seed: a step of about 0.72, too close to 0.70 (easy at 70 simulations: 0.772). hard values
-    # samples after the last draw by the exact endgame, and with it simulations pay again: 15,000 beat 3,000 0.598 (0.528-0.663) of 200 (0.19 s a move), where
-    # without it 1,000 had stood even with 3,000 (0.453 of 107). Its tree keeps every seat's choices by
-    # the hand the seat holds in the sample ("hands"): at 3,000 against OpenSpiel's ISMCTS that won
-    # +0.073 (+0.021 ... +0.124) a game over the single observer's tree, paired on the same 400 games,
-    # and no less against the strong player or in self-play. docs/bots/strength.md.
+    # samples after the last draw by the exact endgame, and with it simulations pay again: 15,000
+    # beat 3,000 0.598 (0.528-0.663) of 200 (0.19 s a move), where without it 1,000 had stood even
+    # with 3,000 (0.453 of 107). Its tree keeps every seat's choices by the hand the seat holds in
+    # the sample ("hands"): at 3,000 against OpenSpiel's ISMCTS that won +0.073 (+0.021 ... +0.124)
+    # a game over the single observer's tree, paired on the same 400 games, and no less against the
+    # strong player or in self-play. docs/bots/strength.md.
     "witches": {
         "medium": Level("medium", 300, 0.5, "Information-set MCTS: 300 simulations (at most 0.5 s of CPU)."),
         "hard": Level("hard", 15000, 1.0, "Information-set MCTS: 15,000 simulations over deals weighted by "
