@@ -65,16 +65,18 @@ LEVELS: dict[str, Level] = {level.name: level for level in _ALL}
 #: over three times the playouts beat `easy` 0.652 of 400 games (the tree: 0.605) and random 0.890
 #: of 200 (0.885), in 0.35-0.8 s a move (README, Bots).
 GAME_LEVELS: dict[str, dict[str, Level]] = {
-    # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy 0.749
-    # (0.704-0.789) of 400 games, but 0.696 of make strength's 400 and 0.725 of 1,000 on a fresh
-    # seed: a step of about 0.72, too close to 0.70 (easy at 70 simulations: 0.772). hard values
-    # samples after the last draw by the exact endgame, and with it simulations pay again: 15,000
-    # beat 3,000 0.598 (0.528-0.663) of 200 (0.19 s a move), where without it 1,000 had stood even
-    # with 3,000 (0.453 of 107). Its tree keeps every seat's choices by the hand the seat holds in
-    # the sample ("hands"): at 3,000 against OpenSpiel's ISMCTS that won +0.073 (+0.021 ... +0.124)
-    # a game over the single observer's tree, paired on the same 400 games, and no less against the
-    # strong player or in self-play. docs/bots/strength.md.
+    # The Witches' Wheel (2 players, untimed, issue 35): medium at 300 simulations beat easy at 100
+    # by about 0.72 (1,800 games over three seeds), too close to 0.70 for a 400-game check; easy at
+    # 70 simulations: 0.772 (0.746-0.797) of 1,000, and still 0.632 against the simple player. hard
+    # values samples after the last draw by the exact endgame, and with it simulations pay again:
+    # 15,000 beat 3,000 0.598 (0.528-0.663) of 200 (0.19 s a move), where without it 1,000 had
+    # stood even with 3,000 (0.453 of 107). Its tree keeps every seat's choices by the hand the
+    # seat holds in the sample ("hands"): at 3,000 against OpenSpiel's ISMCTS that won +0.073
+    # (+0.021 ... +0.124) a game over the single observer's tree, paired on the same 400 games, and
+    # no less against the strong player or in self-play. docs/bots/strength.md.
     "witches": {
+        "easy": Level("easy", 70, 0.1,
+                      "A quick information-set MCTS: 70 simulations (at most 0.1 s of CPU)."),
         "medium": Level("medium", 300, 0.5, "Information-set MCTS: 300 simulations (at most 0.5 s of CPU)."),
         "hard": Level("hard", 15000, 1.0, "Information-set MCTS: 15,000 simulations over deals weighted by "
                       "what the other seats' own plays say of their hands, every seat choosing by the hand it "

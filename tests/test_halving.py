@@ -105,8 +105,9 @@ def test_enchanters_hard_plays_halving_and_every_other_level_is_the_default() ->
     assert (hard.method, hard.iterations, hard.seconds) == ("halving", 9000, 1.0)
     assert get_level("hard", "enchanters") == hard and get_level("hard") == LEVELS["hard"]
     assert levels_for("cube") == LEVELS
-    witches = levels_for("witches")  # issue 35: a weaker medium, a hard with the exact endgame and a tree by hand
-    assert (witches["medium"].iterations, witches["hard"].exact, witches["hard"].tree) == (300, True, "hands")
+    witches = levels_for("witches")  # issue 35: weaker easy and medium, a hard with the exact endgame, a tree by hand
+    assert [witches[n].iterations for n in ("easy", "medium", "hard")] == [70, 300, 15000]
+    assert (witches["hard"].exact, witches["hard"].tree) == (True, "hands")
     assert list(witches) == list(LEVELS)
     enchanters = levels_for("enchanters")  # issue 35: levels parted by blunders, hard the surest
     assert [(enchanters[n].method, enchanters[n].iterations, enchanters[n].blunder)
