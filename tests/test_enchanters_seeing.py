@@ -18,18 +18,18 @@ from tests.enchanters_opponents import (
 )
 
 
-def midgame(seed: int = 3, plies: int = 40) -> tuple[EnchantersState, int]:
-    """The first decision of a random two-player game, `plies` moves in or later, where the seat to
-    act cannot see part of the other hand, two face-down table cards and the deck."""
+def midgame(seed: int = 3) -> tuple[EnchantersState, int]:
+    """The first decision of a random two-player game where the seat to act cannot see part of the
+    other hand, the values of its objects, two face-down table cards and the deck."""
     rng = random.Random(seed)
     s = GAME.new_state(2)
-    for ply in range(1000):
+    for _ in range(1000):
         seat = GAME.current_player(s)
         if seat == CHANCE:
             GAME.step(s, GAME.sample_chance(s, rng))
             continue
         spots = sum(s.table[i] >= 0 for i in range(FACE_UP_SPOT))
-        if ply >= plies and s.hands[1 - seat] & ~s.known[seat] and s.deck and spots >= 2:
+        if s.objects[1 - seat] and s.hands[1 - seat] & ~s.known[seat] and s.deck and spots >= 2:
             return s, seat
         GAME.step(s, rng.choice(GAME.legal_moves(s)))
     raise AssertionError("no such position in this game")
@@ -51,6 +51,7 @@ def test_hands_seen_keeps_hands_and_objects_and_deals_only_what_nobody_sees() ->
     s, seat = midgame()
     hards = [GAME.determinize(s, seat, random.Random(k)) for k in range(20)]
     assert any(d.hands != s.hands for d in hards)  # hard's own samples redeal the other hand
+    assert any(d.objects != s.objects for d in hards)  # and the values of its objects
     draw = HandsSeenEnchanters().determinizer(s, seat)
     rng = random.Random(1)
     samples = [draw(rng) for _ in range(50)]
