@@ -7,7 +7,7 @@ cards (the deck is a set that chance draws from, so the future stays unknown). `
 sees the other hands and their object values only: the face-down table cards and the deck, which
 nobody at the table sees and nobody's choice reveals, are dealt as `hard` deals them. What the
 second wins over `hard` bounds what any inference from the other player's choices could buy this
-search (docs/bots/index.md, "What limits `hard`").
+search (docs/bots/index.md, "No level above `hard`").
 """
 
 from __future__ import annotations
@@ -65,13 +65,16 @@ _HANDS_SEEN = HandsSeenEnchanters()
 
 def seeing_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     """`hard`'s move for `seat` when it searches the true state (see the module)."""
-    assert isinstance(state, EnchantersState)
-    move: Move = choose_move(_SEEING, state, seat, HARD, rng)
-    return move
+    return _searching(_SEEING, state, seat, rng)
 
 
 def hands_seen_hard(game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Move:
     """`hard`'s move for `seat` when it sees the other hands and object values (see the module)."""
+    return _searching(_HANDS_SEEN, state, seat, rng)
+
+
+def _searching(searched: EnchantersGame, state: State, seat: Seat, rng: random.Random) -> Move:
+    """The move `hard` makes in `state` searching `searched`, whose samples say what it may see."""
     assert isinstance(state, EnchantersState)
-    move: Move = choose_move(_HANDS_SEEN, state, seat, HARD, rng)
+    move: Move = choose_move(searched, state, seat, HARD, rng)
     return move
