@@ -143,13 +143,17 @@ def play_match(
     options: Mapping[str, Any] | None = None,
     processes: int = 1,
     progress: Callable[[int, float], None] | None = None,
+    first: int = 0,
 ) -> MatchResult:
-    """Play `games` games of policy a against policy b (in all other seats), a's seat rotating.
+    """Play `games` games of policy a against policy b (in all other seats), a's seat rotating:
+    games `first` to `first + games - 1` of `seed`, game i seeded `seed:i` with a in seat i mod
+    `players` (so a match played on from where another stopped is the same as one long match).
     `progress(played, score)` is told a's running score after each game, in the games' order
     (a long match shows where it stands, and a stopped one what it had reached)."""
     if isinstance(game, str):
         game = get_game(game)
-    jobs: list[_Job] = [(game, a, b, players, options, f"{seed}:{i}", i % players) for i in range(games)]
+    jobs: list[_Job] = [(game, a, b, players, options, f"{seed}:{i}", i % players)
+                        for i in range(first, first + games)]
     records: list[GameRecord] = []
 
     def collect(played: Iterable[GameRecord]) -> None:

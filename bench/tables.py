@@ -258,3 +258,69 @@ if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
     print("\n\n".join([search_tables(folder), level_table(folder), openspiel_table(folder), http_table(folder),
                         peers_table(folder), strength_table(folder), ladder_table()]))
+
+
+#: The results files of head-to-heads made outside `make strength` (`bench.matches`), by the prefix
+#: of the docs' marker that names one of their tables: `<!-- generated: matches-GROUP -->`.
+MATCH_FILES = {"matches": "matches.json"}
+
+
+def matches_table(group: str, folder: Path = RESULTS, name: str = "matches.json") -> str:
+    """The head-to-heads of one group (`bench.matches`), in the file's order, each with its seed and
+    games, its run's date and commit, and where measured its pairing with another row of the same games."""
+    report = load(folder, name)
+    rows = {key: row for key, row in (report or {}).get("rows", {}).items() if row["group"] == group}
+    if not rows:
+        return missing(name, f"python -m bench.matches --group {group}")
+    every = list(rows.values())
+    columns = ["match", "games", "a's score (95% interval)"]
+    if any(row.get("paired") for row in every):
+        columns.append("paired, game by game")
+    if any(row.get("seconds_a_per_move") for row in every):
+        columns.append("a's CPU a move")
+    if any(row.get("target") for row in every):
+        columns.append("target")
+    columns += ["seed and games", "played"]
+    out = ["| " + " | ".join(columns) + " |", "|---|---:|" + "---|" * (len(columns) - 2)]
+    machines = set()
+    for row in every:
+        note = f"; {row['note']}" if row.get("note") else ""
+        cells = [f"{row['a']} vs {row['b']}{note}", f"{row['games']:,}",
+                 f"{'**' if row.get('bold') else ''}{row['rate']:.3f}{'**' if row.get('bold') else ''} "
+                 f"({row['low']:.3f}–{row['high']:.3f})"]
+        if "paired, game by game" in columns:
+            cells.append(_paired_cell(row.get("paired"), report["rows"] if report else {}))
+        if "a's CPU a move" in columns:
+            seconds = row.get("seconds_a_per_move")
+            cells.append(f"{seconds:.2f} s" if seconds else "")
+        if "target" in columns:
+            cells.append(row.get("target") or "")
+        first = row.get("first", 0)
+        cells.append(row.get("seed_text") or f"`{row['seed']}`, games {first}–{first + row['games'] - 1}")
+        played = f"{row['date'][:10]}, `{row.get('commit') or 'unrecorded'}`"
+        cells.append(f"written down {played}" if row.get("stamp") == "written" else played)
+        out.append("| " + " | ".join(cells) + " |")
+        if row.get("cpu"):
+            machines.add(f"{row['cpu']} ({row.get('cores') or '?'} cores)")
+    where = f" on {', '.join(sorted(machines))}" if machines else ""
+    out += ["", f"*2 players unless said, seats alternating (game i of a seed seeded `seed:i`, a in seat i mod 2), "
+                f"untimed; each row's date and commit are its own run's{where} (\"written down\": the run was not "
+                f"dated, and they are the commit's that first recorded its figure). Source: "
+                f"`bench/results/{name}`, group `{group}`.*"]
+    return "\n".join(out)
+
+
+def _paired_cell(pairing: dict[str, Any] | None, rows: dict[str, Any]) -> str:
+    """`+0.015 (−0.036 … +0.066) over X; 108 differ, a won 57`: a row's pairing with the row `over`."""
+    if not pairing:
+        return ""
+    over = pairing["over"]
+    if over in rows:
+        over = rows[over].get("short") or rows[over]["a"]
+
+    def signed(value: float) -> str:
+        return f"{value:+.3f}".replace("-", "−")
+
+    differ = (f"; {pairing['differ']} games differ, a won {pairing['won']}" if pairing.get("differ") is not None
+              else "")
+    return f"{signed(pairing['mean'])} ({signed(pairing['low'])} … {signed(pairing['high'])}) over {over}{differ}"

@@ -1,8 +1,8 @@
 """MkDocs hook: the parts of the site made from the repository's own files, at every build.
 
 `<!-- generated: NAME -->` in a page is replaced by what NAME makes: the README's curl session,
-the table of operations of `openapi.yaml`, or a benchmark table made from `bench/results/*.json`
-(`bench/tables.py`); `openapi.yaml` itself is published beside the reference page.
+the table of operations of `openapi.yaml`, or a benchmark or head-to-head table made from
+`bench/results/*.json` (`bench/tables.py`); `openapi.yaml` itself is published beside the reference page.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads thi
 from bench import tables as bench_tables  # noqa: E402 - the benchmarks' Markdown tables (standard library only)
 
 ROOT = Path(__file__).resolve().parents[2]
-MARK = re.compile(r"<!-- generated: ([a-z-]+) -->")
+MARK = re.compile(r"<!-- generated: ([a-z0-9-]+) -->")
 
 
 def readme_session() -> str:
@@ -67,6 +67,15 @@ def on_files(files: Files, config: Any) -> Files:
     return files
 
 
+def make(name: str) -> str:
+    """What the marker NAME makes: a maker of MAKERS, or `FILE-GROUP`, the table of one group of
+    head-to-heads in a results file of `bench_tables.MATCH_FILES`."""
+    if name in MAKERS:
+        return MAKERS[name]()
+    prefix, _, group = name.partition("-")
+    return bench_tables.matches_table(group, ROOT / "bench" / "results", bench_tables.MATCH_FILES[prefix])
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     """Replace each `<!-- generated: NAME -->` by what NAME makes."""
-    return MARK.sub(lambda found: MAKERS[found.group(1)](), markdown)
+    return MARK.sub(lambda found: make(found.group(1)), markdown)
