@@ -9,7 +9,10 @@ besides walking the tree), the ratios of search to both (it/po, it/dpo: the
 share of search time that is the game itself), all per CPU second (a shared
 machine's load then changes them less). Then the CPU seconds a move of every
 searching level takes (`time.thread_time`, the unit of a level's cap), by game and
-every player count, from the same two positions. Single process, one core. The report says which
+every player count, from the same two positions; and over whole two-player games of `hard` against
+itself (untimed, so a move costs what its budget costs), its mean and largest CPU seconds a decision,
+also over the positions the game solves exactly (`Game.solvable`: the witches endgame, whose first
+move fills the solver's table). Single process, one core. The report says which
 modules ran compiled (`engine/compiled.py`): `COVEN_PURE_PYTHON=1 make bench`
 measures the same from source.
 """
@@ -26,11 +29,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ai.levels import LEVELS, levels_for
+from ai.arena import play_game
+from ai.levels import LEVELS, Level, levels_for
 from ai.play import choose_move
 from ai.search import search
 from engine.compiled import HOT_MODULES, compiled_modules
@@ -117,6 +122,50 @@ def level_seconds(games: Sequence[AnyGame]) -> dict[str, Any]:
     return out
 
 
+#: The seeds of the whole games `whole_game_seconds` plays, one game each.
+WHOLE_GAMES = ("cpu:0", "cpu:1")
+
+
+class _TimedLevel:
+    """A level as a policy that keeps each decision's CPU seconds (among two or more moves) with
+    whether the game solves that position exactly."""
+
+    def __init__(self, level: Level) -> None:
+        self.level = level
+        self.decisions: list[tuple[float, bool]] = []
+
+    def __call__(self, game: AnyGame, state: State, seat: Seat, rng: random.Random) -> Any:
+        if len(game.legal_moves(state)) < 2:
+            return choose_move(game, state, seat, self.level, rng)
+        started = time.thread_time()
+        move = choose_move(game, state, seat, self.level, rng)
+        self.decisions.append((time.thread_time() - started, game.solvable(state)))
+        return move
+
+
+def whole_game_seconds(games: Sequence[AnyGame], level_name: str = "hard",
+                       seeds: Sequence[str] = WHOLE_GAMES) -> dict[str, Any]:
+    """CPU seconds a decision of `level_name` (untimed) over whole two-player games against itself:
+    mean and largest, over every decision and over the positions the game solves exactly."""
+    out: dict[str, Any] = {}
+    for game in games:
+        timed = _TimedLevel(replace(levels_for(game.info.id)[level_name], seconds=0.0))
+        for seed in seeds:
+            play_game(game, [timed, timed], seed)
+        every = [seconds for seconds, _ in timed.decisions]
+        solved = [seconds for seconds, solvable in timed.decisions if solvable]
+        out[game.info.id] = {
+            "level": level_name, "players": 2, "seeds": list(seeds), "decisions": len(every),
+            "mean": round(sum(every) / len(every), 3), "max": round(max(every), 3),
+            "solved_decisions": len(solved),
+            "solved_mean": round(sum(solved) / len(solved), 3) if solved else None,
+            "solved_max": round(max(solved), 3) if solved else None,
+        }
+        print(f"{game.info.id:<12} whole games: {len(every)} decisions of {level_name}, "
+              f"mean {out[game.info.id]['mean']:.3f} s, max {out[game.info.id]['max']:.3f} s", flush=True)
+    return out
+
+
 def _searching() -> list[str]:
     """The names of the levels that search."""
     return [name for name, level in LEVELS.items() if level.iterations > 0]
@@ -160,11 +209,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     results = run(games, args.iterations, args.playouts)
     levels = {} if args.no_levels else level_seconds(games)
+    whole = {} if args.no_levels else whole_game_seconds(games)
     write_report(args.output, started, compiled=compiled,
                  budget={"iterations": args.iterations, "playouts": args.playouts, "seed": SEED,
                          "levels": {game.info.id: [level.to_json() for level in levels_for(game.info.id).values()]
                                     for game in games}},
-                 games=results, level_cpu_seconds=levels)
+                 games=results, level_cpu_seconds=levels, whole_game_cpu_seconds=whole)
 
 
 def provenance() -> dict[str, Any]:

@@ -82,6 +82,23 @@ def level_table(folder: Path = RESULTS) -> str:
     return "\n".join(out)
 
 
+def whole_game_table(folder: Path = RESULTS) -> str:
+    """`make bench`'s CPU seconds a decision of `hard` over whole two-player games against itself."""
+    report = load(folder, "latest.json")
+    if report is None or not report.get("whole_game_cpu_seconds"):
+        return missing("latest.json", "make bench")
+    out = ["| game | level | games (seeds) | decisions | CPU a decision: mean | largest "
+           "| decisions solved exactly | their mean | their largest |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for game, row in report["whole_game_cpu_seconds"].items():
+        solved = (f"{row['solved_decisions']} | {row['solved_mean']:.3f} | {row['solved_max']:.3f}"
+                  if row["solved_decisions"] else "0 | — | —")
+        seeds = ", ".join(f"`{seed}`" for seed in row["seeds"])
+        out.append(f"| {game} | `{row['level']}` | {len(row['seeds'])} ({seeds}) | {row['decisions']} "
+                   f"| {row['mean']:.3f} | {row['max']:.3f} | {solved} |")
+    return "\n".join([*out, "", provenance(report, "latest.json")])
+
+
 def _levels(report: dict[str, Any]) -> list[str]:
     """The searching levels a level report times, weakest first."""
     rows = next(iter(report["level_cpu_seconds"].values()))

@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 from ai.arena import MatchResult
+from bench.search import whole_game_seconds
 from bench.strength import record, row
-from bench.tables import ladder_table, strength_table
+from bench.tables import ladder_table, strength_table, whole_game_table
+from engine import all_games
 
 
 def _result(score: float, games: int) -> MatchResult:
@@ -72,3 +74,17 @@ def test_the_ladder_table_names_a_replayed_player_and_the_run_its_other_pairs_ke
     ratings["games"]["witches"]["measured"]["kept_from"] = None  # the kept run was never stamped
     path.write_text(json.dumps(ratings))
     assert "from the run of an unrecorded date at commit `unrecorded`" in ladder_table(path)
+
+
+def test_whole_games_time_every_decision_and_the_exactly_solved_ones_apart(tmp_path: Path) -> None:
+    whole = whole_game_seconds(all_games(), "easy", ("table:0",))
+    witches = whole["witches"]
+    assert witches["decisions"] > witches["solved_decisions"] > 0, "a witches game ends in its exact endgame"
+    assert 0 <= witches["mean"] <= witches["max"] and witches["solved_mean"] <= witches["solved_max"]
+    assert all(row["solved_decisions"] == 0 for game, row in whole.items() if game != "witches")
+    assert "make bench" in whole_game_table(tmp_path)
+    (tmp_path / "latest.json").write_text(json.dumps({"whole_game_cpu_seconds": whole, "commit": "abc1234"}))
+    table = whole_game_table(tmp_path)
+    line = next(line for line in table.splitlines() if line.startswith("| witches"))
+    assert f"| {witches['decisions']} |" in line and "`table:0`" in line and "`abc1234`" in table
+    assert next(line for line in table.splitlines() if line.startswith("| cube")).endswith("| 0 | — | — |")

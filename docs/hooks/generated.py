@@ -53,6 +53,7 @@ MAKERS: dict[str, Callable[[], str]] = {
     "operations": operations,
     "bench-search": lambda: bench_tables.search_tables(ROOT / "bench" / "results"),
     "bench-levels": lambda: bench_tables.level_table(ROOT / "bench" / "results"),
+    "bench-whole-games": lambda: bench_tables.whole_game_table(ROOT / "bench" / "results"),
     "bench-openspiel": lambda: bench_tables.openspiel_table(ROOT / "bench" / "results"),
     "bench-http": lambda: bench_tables.http_table(ROOT / "bench" / "results"),
     "bench-peers": lambda: bench_tables.peers_table(ROOT / "bench" / "results"),
