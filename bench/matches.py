@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +34,7 @@ from bench.search import provenance
 RESULTS = Path(__file__).resolve().parent / "results"
 #: The results file of head-to-heads shown on the bots pages.
 MATCHES = RESULTS / "matches.json"
+_NUMBER_LIST = re.compile(r"\[\s*((?:-?[0-9.]+,\s*)*-?[0-9.]+)\s*\]")
 
 
 def resolve_player(game_id: str, name: str) -> Policy:
@@ -77,11 +79,14 @@ def load(path: Path = MATCHES) -> dict[str, dict[str, Any]]:
 
 
 def record(path: Path, key: str, fields: dict[str, Any]) -> None:
-    """Put the row `key` into the results file at `path`, keeping every other row and their order."""
+    """Put the row `key` into the results file at `path`, keeping every other row and their order
+    (a row's per-game scores on one line)."""
     rows = load(path)
     rows[key] = fields
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"rows": rows}, indent=1, ensure_ascii=False) + "\n")
+    text = json.dumps({"rows": rows}, indent=1, ensure_ascii=False)
+    text = _NUMBER_LIST.sub(lambda found: "[" + ", ".join(re.split(r",\s*", found.group(1))) + "]", text)
+    path.write_text(text + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
