@@ -286,7 +286,7 @@ def matches_table(group: str, folder: Path = RESULTS, name: str = "matches.json"
     """The head-to-heads of one group (`bench.matches`), in the file's order, each with its seed and
     games, its run's date and commit, and where measured its pairing with another row of the same games."""
     report = load(folder, name)
-    rows = {key: row for key, row in (report or {}).get("rows", {}).items() if row["group"] == group}
+    rows = {key: row for key, row in (report or {}).get("rows", {}).items() if group in row_groups(row)}
     if not rows:
         return missing(name, f"python -m bench.matches --group {group}")
     every = list(rows.values())
@@ -325,6 +325,13 @@ def matches_table(group: str, folder: Path = RESULTS, name: str = "matches.json"
                 f"dated, and they are the commit's that first recorded its figure). Source: "
                 f"`bench/results/{name}`, group `{group}`.*"]
     return "\n".join(out)
+
+
+def row_groups(row: dict[str, Any]) -> list[str]:
+    """The tables a recorded match is shown in: its `group`, one name or a list (a match shown on two
+    pages is recorded once)."""
+    group = row["group"]
+    return [group] if isinstance(group, str) else list(group)
 
 
 def _paired_cell(pairing: dict[str, Any] | None, rows: dict[str, Any]) -> str:
