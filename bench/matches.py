@@ -4,9 +4,9 @@ match, its score and interval, the seed and games played, and when, at which com
 The bots pages' tables of such matches are generated from these rows (`bench.tables.matches_table`,
 one table per `group`), never written by hand. Record a match by playing it:
 
-    python -m bench.matches witches-45k-vs-hard --group head-to-head --game witches \\
-        --a tests.witches_opponents:SOME_POLICY --a-text "hard at 45,000" --b hard \\
-        --games 100 --seed w35:expert45000
+    python -m bench.matches h2h-witches-hard-strong-fresh --group head-to-head --game witches \
+        --a hard --b tests.witches_opponents:strong_player --b-text "the strong player" \
+        --games 200 --first 400 --seed strength:witches:strong
 
 A player is a level name (played at its simulations, untimed, as `make strength` plays it), a
 game's named policy (`careful`, `greedy`, `simple`) or `module:attribute` naming a `Level` or a
