@@ -271,20 +271,11 @@ def ladder_table(path: Path = RESULTS.parent.parent / "ai" / "ratings.json") -> 
     return "\n".join(out)
 
 
-if __name__ == "__main__":
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
-    print("\n\n".join([search_tables(folder), level_table(folder), openspiel_table(folder), http_table(folder),
-                        peers_table(folder), strength_table(folder), ladder_table()]))
-
-
-#: The results files of head-to-heads made outside `make strength` (`bench.matches`), by the prefix
-#: of the docs' marker that names one of their tables: `<!-- generated: matches-GROUP -->`.
-MATCH_FILES = {"matches": "matches.json"}
-
 
 def matches_table(group: str, folder: Path = RESULTS, name: str = "matches.json") -> str:
-    """The head-to-heads of one group (`bench.matches`), in the file's order, each with its seed and
-    games, its run's date and commit, and where measured its pairing with another row of the same games."""
+    """The head-to-heads of one group (`bench.matches`; a page asks with `<!-- generated:
+    matches-GROUP -->`), in the file's order, each with its seed and games, its run's date and
+    commit, and where measured its pairing with another row of the same games."""
     report = load(folder, name)
     rows = {key: row for key, row in (report or {}).get("rows", {}).items() if group in row_groups(row)}
     if not rows:
@@ -348,3 +339,13 @@ def _paired_cell(pairing: dict[str, Any] | None, rows: dict[str, Any]) -> str:
     differ = (f"; {pairing['differ']} games differ, a won {pairing['won']}" if pairing.get("differ") is not None
               else "")
     return f"{signed(pairing['mean'])} ({signed(pairing['low'])} … {signed(pairing['high'])}) over {over}{differ}"
+
+
+if __name__ == "__main__":
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
+    groups = dict.fromkeys(group for row in (load(folder, "matches.json") or {"rows": {}})["rows"].values()
+                           for group in row_groups(row))
+    print("\n\n".join([search_tables(folder), level_table(folder), whole_game_table(folder),
+                        openspiel_table(folder), http_table(folder), peers_table(folder), strength_table(folder),
+                        ladder_table(), *(matches_table(group, folder) for group in groups)]))
+

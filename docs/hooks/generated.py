@@ -69,12 +69,11 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def make(name: str) -> str:
-    """What the marker NAME makes: a maker of MAKERS, or `FILE-GROUP`, the table of one group of
-    head-to-heads in a results file of `bench_tables.MATCH_FILES`."""
-    if name in MAKERS:
-        return MAKERS[name]()
-    prefix, _, group = name.partition("-")
-    return bench_tables.matches_table(group, ROOT / "bench" / "results", bench_tables.MATCH_FILES[prefix])
+    """What the marker NAME makes: a maker of MAKERS, or for `matches-GROUP` the table of that group
+    of recorded head-to-heads (`bench/results/matches.json`)."""
+    if name.startswith("matches-"):
+        return bench_tables.matches_table(name.removeprefix("matches-"), ROOT / "bench" / "results")
+    return MAKERS[name]()
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
