@@ -23,15 +23,14 @@ import importlib
 import json
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ai.arena import MatchResult, Policy, paired_difference, play_match, print_progress
 from ai.levels import levels_for
-from bench.search import provenance
+from bench.strength import measured
+from bench.tables import RESULTS
 
-RESULTS = Path(__file__).resolve().parent / "results"
 #: The results file of head-to-heads shown on the bots pages.
 MATCHES = RESULTS / "matches.json"
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[0-9.]+,\s*)*-?[0-9.]+)\s*\]")
@@ -60,14 +59,11 @@ def paired(scores: Sequence[float], baseline: Sequence[float]) -> dict[str, floa
 
 def row(group: str, game: str, a: str, b: str, result: MatchResult, seed: str, first: int = 0,
         note: str = "") -> dict[str, Any]:
-    """One match as the results file keeps it, stamped with now and `bench.search.provenance`."""
-    low, high = result.interval()
+    """One match as the results file keeps it: `bench.strength.measured`'s fields, the games played
+    and a's score in each."""
     return {
         "group": group, "game": game, "a": a, "b": b, "games": result.games, "first": first,
-        "seed": seed, "score": result.score, "rate": round(result.rate, 4),
-        "low": round(low, 4), "high": round(high, 4),
-        "seconds_a_per_move": round(result.seconds_per_move(), 4), "note": note,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"), **provenance(),
+        "seed": seed, "score": result.score, "note": note, **measured(result),
         "scores": list(result.scores),
     }
 

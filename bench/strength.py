@@ -16,18 +16,25 @@ from ai.arena import MatchResult
 from bench.search import provenance
 
 
+def measured(result: MatchResult) -> dict[str, Any]:
+    """What a played match's row says of its result and run, in every results file of matches: the
+    score's rate and 95% interval, a's CPU a move, and when, at which commit and on what it ran."""
+    low, high = result.interval()
+    return {
+        "rate": round(result.rate, 4), "low": round(low, 4), "high": round(high, 4),
+        "seconds_a_per_move": round(result.seconds_per_move(), 4),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"), **provenance(),
+    }
+
+
 def row(game: str, a: str, b: str, result: MatchResult, seed: str, target: str, met: bool,
         note: str = "") -> dict[str, Any]:
     """One check as the results file keeps it: the match, its score and interval, its target (and
     what else the check measured, in `note`)."""
-    low, high = result.interval()
     return {
         "game": game, "a": a, "b": b, "games": result.games, "seed": seed,
         "wins": result.wins, "ties": result.ties, "losses": result.losses,
-        "rate": round(result.rate, 4), "low": round(low, 4), "high": round(high, 4),
-        "seconds_a_per_move": round(result.seconds_per_move(), 4),
-        "target": target, "met": met, "note": note,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"), **provenance(),
+        "target": target, "met": met, "note": note, **measured(result),
     }
 
 
