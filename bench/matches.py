@@ -18,7 +18,6 @@ the date and commit the docs gave, and have no per-game `scores` and no machine.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import json
 import re
@@ -27,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ai.arena import MatchResult, Policy, paired_difference, play_match, print_progress
-from ai.levels import levels_for
+from ai.ladder import participants
 from bench.strength import measured
 from bench.tables import RESULTS
+from engine.registry import get_game
 
 #: The results file of head-to-heads shown on the bots pages.
 MATCHES = RESULTS / "matches.json"
@@ -37,15 +37,16 @@ _NUMBER_LIST = re.compile(r"\[\s*((?:-?[0-9.]+,\s*)*-?[0-9.]+)\s*\]")
 
 
 def resolve_player(game_id: str, name: str) -> Policy:
-    """A player named on the command line: `module:attribute`, a level (untimed), or a named policy."""
+    """A player named on the command line: `module:attribute`, or one of the ladder's players (a
+    level, untimed, or the game's named policy); ValueError for any other name."""
     if ":" in name:
         module, attribute = name.split(":", 1)
         player: Policy = getattr(importlib.import_module(module), attribute)
         return player
-    levels = levels_for(game_id)
-    if name in levels:
-        return dataclasses.replace(levels[name], seconds=0.0)
-    return name
+    players = participants(get_game(game_id))
+    if name not in players:
+        raise ValueError(f"unknown player {name!r} at {game_id}; known: {', '.join(players)}, or module:attribute")
+    return players[name]
 
 
 def paired(scores: Sequence[float], baseline: Sequence[float]) -> dict[str, float | int]:
@@ -104,13 +105,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--note", default="")
     parser.add_argument("--results", type=Path, default=MATCHES)
     args = parser.parse_args(argv)
+    try:
+        a, b = resolve_player(args.game, args.a), resolve_player(args.game, args.b)
+    except (LookupError, ValueError) as error:  # an unknown game or player
+        parser.error(str(error))
     rows = load(args.results)
     baseline = rows.get(args.paired_with) if args.paired_with else None
     if args.paired_with and (baseline is None or len(baseline.get("scores", ())) != args.games
                              or (baseline["seed"], baseline.get("first", 0)) != (args.seed, args.first)):
         parser.error(f"--paired-with {args.paired_with}: no recorded row of the same games with its scores")
-    result = play_match(args.game, resolve_player(args.game, args.a), resolve_player(args.game, args.b),
-                        args.games, args.seed, args.players, processes=args.processes,
+    result = play_match(args.game, a, b, args.games, args.seed, args.players, processes=args.processes,
                         progress=print_progress(), first=args.first)
     fields = row(args.group, args.game, args.a_text or args.a, args.b_text or args.b, result, args.seed,
                  args.first, args.note)

@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 from ai.arena import play_match, wilson_interval
+from ai.ladder import NamedPolicy
 from ai.levels import Level
 from bench import matches
 from bench.tables import matches_table, row_groups
 from engine import all_games
+from engine.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = matches.load()
@@ -101,23 +103,30 @@ def test_the_recorder_plays_records_and_pairs_a_match(game_id: str, tmp_path: Pa
         return ["--group", "g", "--game", game_id, "--games", "4", "--seed", seed, "--processes", "1",
                 "--results", str(results)]
 
-    matches.main(["first", "--a", "random", "--b", "random", *common()])
-    matches.main(["second", "--a", "easy", "--a-text", "`easy`", "--b", "random", "--paired-with", "first",
+    named = next(iter(get_game(game_id).named_policies()))  # careful, greedy, simple
+    matches.main(["first", "--a", "random", "--b", named, *common()])
+    matches.main(["second", "--a", "easy", "--a-text", "`easy`", "--b", named, "--paired-with", "first",
                   *common()])
     rows = matches.load(results)
     assert list(rows) == ["first", "second"]
     first, second = rows["first"], rows["second"]
-    assert second["a"] == "`easy`" and second["b"] == "random" and len(second["scores"]) == 4
+    assert second["a"] == "`easy`" and second["b"] == named and len(second["scores"]) == 4
     assert second["paired"]["over"] == "first" and second["commit"] and second["cpu"]
     assert second["paired"]["mean"] == pytest.approx((second["score"] - first["score"]) / 4, abs=1e-4)
-    assert "`easy` vs random" in matches_table("g", tmp_path)
+    assert f"`easy` vs {named}" in matches_table("g", tmp_path)
     with pytest.raises(SystemExit):  # other games than the row named: no pairing
-        matches.main(["third", "--a", "random", "--b", "random", "--paired-with", "first", *common("other")])
+        matches.main(["third", "--a", "random", "--b", named, "--paired-with", "first", *common("other")])
+    with pytest.raises(SystemExit):  # a player that is neither a level, a named policy nor an attribute
+        matches.main(["fourth", "--a", "strong", "--b", named, *common()])
+    with pytest.raises(SystemExit):  # nor a game that is not Coven's
+        matches.main(["fifth", "--a", "random", "--b", "random", *common(), "--game", "chess"])
     assert list(matches.load(results)) == ["first", "second"]
 
 
 def test_a_player_is_a_level_untimed_a_named_policy_or_an_attribute() -> None:
     level = matches.resolve_player("witches", "hard")
     assert isinstance(level, Level) and level.seconds == 0.0 and level.name == "hard"
-    assert matches.resolve_player("witches", "simple") == "simple"
+    assert isinstance(matches.resolve_player("witches", "simple"), NamedPolicy)
     assert matches.resolve_player("witches", "tests.witches_opponents:strong_player") is not None
+    with pytest.raises(ValueError, match="unknown player 'strong'"):
+        matches.resolve_player("witches", "strong")
