@@ -16,8 +16,7 @@ from ai.ladder import NamedPolicy
 from ai.levels import Level
 from bench import matches
 from bench.tables import matches_table, row_groups
-from engine import all_games
-from engine.registry import get_game
+from engine import all_games, get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = matches.load()
