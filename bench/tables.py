@@ -271,15 +271,14 @@ def ladder_table(path: Path = RESULTS.parent.parent / "ai" / "ratings.json") -> 
     return "\n".join(out)
 
 
-
-def matches_table(group: str, folder: Path = RESULTS, name: str = "matches.json") -> str:
+def matches_table(group: str, folder: Path = RESULTS) -> str:
     """The head-to-heads of one group (`bench.matches`; a page asks with `<!-- generated:
     matches-GROUP -->`), in the file's order, each with its seed and games, its run's date and
     commit, and where measured its pairing with another row of the same games."""
-    report = load(folder, name)
+    report = load(folder, "matches.json")
     rows = {key: row for key, row in (report or {}).get("rows", {}).items() if group in row_groups(row)}
     if not rows:
-        return missing(name, f"python -m bench.matches --group {group}")
+        return missing("matches.json", f"python -m bench.matches --group {group}")
     every = list(rows.values())
     columns = ["match", "games", "a's score (95% interval)"]
     if any(row.get("paired") for row in every):
@@ -314,7 +313,7 @@ def matches_table(group: str, folder: Path = RESULTS, name: str = "matches.json"
     out += ["", f"*2 players unless said, seats alternating (game i of a seed seeded `seed:i`, a in seat i mod 2), "
                 f"untimed; each row's date and commit are its own run's{where} (\"written down\": the run was not "
                 f"dated, and they are the commit's that first recorded its figure). Source: "
-                f"`bench/results/{name}`, group `{group}`.*"]
+                f"`bench/results/matches.json`, group `{group}`.*"]
     return "\n".join(out)
 
 
@@ -348,4 +347,3 @@ if __name__ == "__main__":
     print("\n\n".join([search_tables(folder), level_table(folder), whole_game_table(folder),
                         openspiel_table(folder), http_table(folder), peers_table(folder), strength_table(folder),
                         ladder_table(), *(matches_table(group, folder) for group in groups)]))
-
