@@ -28,11 +28,11 @@ from typing import Any
 from ai.arena import MatchResult, Policy, paired_difference, play_match, print_progress
 from ai.ladder import participants
 from bench.strength import measured
-from bench.tables import RESULTS
+from bench.tables import MATCHES_FILE, RESULTS
 from engine.registry import get_game
 
 #: The results file of head-to-heads shown on the bots pages.
-MATCHES = RESULTS / "matches.json"
+MATCHES = RESULTS / MATCHES_FILE
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[0-9.]+,\s*)*-?[0-9.]+)\s*\]")
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: The head-to-heads `python -m bench.matches` records, under RESULTS.
+MATCHES_FILE = "matches.json"
 
 
 def load(folder: Path, name: str) -> dict[str, Any] | None:
@@ -275,10 +277,10 @@ def matches_table(group: str, folder: Path = RESULTS) -> str:
     """The head-to-heads of one group (`bench.matches`; a page asks with `<!-- generated:
     matches-GROUP -->`), in the file's order, each with its seed and games, its run's date and
     commit, and where measured its pairing with another row of the same games."""
-    report = load(folder, "matches.json")
+    report = load(folder, MATCHES_FILE)
     rows = {key: row for key, row in (report or {}).get("rows", {}).items() if group in row_groups(row)}
     if not rows:
-        return missing("matches.json", f"python -m bench.matches --group {group}")
+        return missing(MATCHES_FILE, f"python -m bench.matches --group {group}")
     every = list(rows.values())
     columns = ["match", "games", "a's score (95% interval)"]
     if any(row.get("paired") for row in every):
@@ -313,7 +315,7 @@ def matches_table(group: str, folder: Path = RESULTS) -> str:
     out += ["", f"*2 players unless said, seats alternating (game i of a seed seeded `seed:i`, a in seat i mod 2), "
                 f"untimed; each row's date and commit are its own run's{where} (\"written down\": the run was not "
                 f"dated, and they are the commit's that first recorded its figure). Source: "
-                f"`bench/results/matches.json`, group `{group}`.*"]
+                f"`bench/results/{MATCHES_FILE}`, group `{group}`.*"]
     return "\n".join(out)
 
 
@@ -342,7 +344,7 @@ def _paired_cell(pairing: dict[str, Any] | None, rows: dict[str, Any]) -> str:
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
-    groups = dict.fromkeys(group for row in (load(folder, "matches.json") or {"rows": {}})["rows"].values()
+    groups = dict.fromkeys(group for row in (load(folder, MATCHES_FILE) or {"rows": {}})["rows"].values()
                            for group in row_groups(row))
     print("\n\n".join([search_tables(folder), level_table(folder), whole_game_table(folder),
                         openspiel_table(folder), http_table(folder), peers_table(folder), strength_table(folder),
